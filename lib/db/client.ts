@@ -1,0 +1,101 @@
+import "server-only";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import pg from "pg";
+import { getEnv } from "@/lib/env";
+import { PrismaClient } from "@/lib/generated/prisma/client";
+import { acquireDataDirLock } from "./data-dir-lock";
+import { applyMigrations, type SqlRunner } from "./migrate";
+
+export type Db = PrismaClient;
+
+interface DbHandle {
+  prisma: PrismaClient;
+  kind: "pglite" | "postgres";
+  close(): Promise<void>;
+}
+
+// One instance per process, cached on globalThis so Next's separate route bundles and dev
+// reloads share it (a second PGlite on the same directory would corrupt it).
+const g = globalThis as unknown as { __kaDb?: Promise<DbHandle> };
+
+async function openPglite(dataDir: string): Promise<DbHandle> {
+  const release = dataDir.startsWith("memory://") ? () => {} : acquireDataDirLock(dataDir);
+  try {
+    const dir = dataDir.startsWith("memory://") ? dataDir : path.join(dataDir, "pglite");
+    const client = await PGlite.create(dir, { extensions: { vector, pg_trgm } });
+    const runner: SqlRunner = {
+      exec: async (sql) => void (await client.exec(sql)),
+      query: async <T>(sql: string, params?: unknown[]) => (await client.query<T>(sql, params)).rows,
+    };
+    await applyMigrations(runner);
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
+    return {
+      prisma,
+      kind: "pglite",
+      async close() {
+        await prisma.$disconnect();
+        await client.close();
+        release();
+      },
+    };
+  } catch (e) {
+    release();
+    throw e;
+  }
+}
+
+async function openPostgres(url: string): Promise<DbHandle> {
+  const migrator = new pg.Client({ connectionString: url });
+  await migrator.connect();
+  try {
+    await applyMigrations({
+      exec: async (sql) => void (await migrator.query(sql)),
+      query: async <T>(sql: string, params?: unknown[]) =>
+        (await migrator.query(sql, params as unknown[])).rows as T[],
+    });
+  } finally {
+    await migrator.end();
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
+  return { prisma, kind: "postgres", close: () => prisma.$disconnect() };
+}
+
+export interface OpenOptions {
+  databaseUrl?: string;
+  dataDir?: string;
+}
+
+export function openDatabase(opts: OpenOptions): Promise<DbHandle> {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(opts.dataDir ?? "./data");
+}
+
+function handle(): Promise<DbHandle> {
+  if (!g.__kaDb) {
+    const env = getEnv();
+    g.__kaDb = openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR });
+    g.__kaDb.catch(() => {
+      g.__kaDb = undefined;
+    });
+  }
+  return g.__kaDb;
+}
+
+/** The Prisma client, with migrations applied. */
+export async function getDb(): Promise<Db> {
+  return (await handle()).prisma;
+}
+
+export async function getDbKind(): Promise<"pglite" | "postgres"> {
+  return (await handle()).kind;
+}
+
+export async function closeDb(): Promise<void> {
+  const h = g.__kaDb;
+  g.__kaDb = undefined;
+  if (h) await (await h).close();
+}

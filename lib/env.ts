@@ -1,0 +1,89 @@
+import { z } from "zod";
+
+// Configuration is read and validated once; every other module asks getEnv().
+// Each variable is documented in .env.example.
+const boolish = z
+  .enum(["true", "false", "1", "0", "yes", "no", ""])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const intIn = (min: number, max: number, dflt: number) =>
+  z.coerce.number().int().min(min).max(max).default(dflt);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  HOST: z.string().default("127.0.0.1"),
+  PORT: intIn(1, 65535, 3000),
+  AUTH_MODE: z.enum(["local", "password"]).optional(),
+  // Behind https (a TLS-terminating proxy) session cookies get the Secure flag.
+  PUBLIC_ORIGIN: z.string().url().optional(),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default("./data"),
+  SEED_SAMPLE: boolish.default(true),
+
+  MAX_FILE_BYTES: intIn(1, 2 ** 31, 50 * 1024 * 1024),
+  MAX_FILES_PER_REQUEST: intIn(1, 100, 20),
+  MAX_KB_BYTES: intIn(1, 2 ** 40, 1024 * 1024 * 1024),
+  MAX_PDF_PAGES: intIn(1, 100000, 2000),
+  INGEST_CONCURRENCY: intIn(1, 16, 2),
+  CHUNK_TARGET_CHARS: intIn(100, 8000, 500),
+  CHUNK_OVERLAP_CHARS: intIn(0, 2000, 80),
+
+  EMBEDDING_MODEL: z.string().optional(),
+  EMBEDDING_BASE_URL: z.string().url().optional(),
+  EMBEDDING_API_KEY: z.string().optional(),
+  EMBEDDING_DIMENSIONS: z.coerce.number().int().min(1).max(16000).optional(),
+  AI_CHAT_MODEL: z.string().optional(),
+  AI_CHAT_BASE_URL: z.string().url().optional(),
+  AI_CHAT_API_KEY: z.string().optional(),
+  RERANK_MODEL: z.string().optional(),
+  RERANK_BASE_URL: z.string().url().optional(),
+  RERANK_API_KEY: z.string().optional(),
+  MODEL_TIMEOUT_MS: intIn(1000, 600000, 60000),
+
+  RETRIEVAL_MIN_SCORE: z.coerce.number().min(0).max(1).default(0.5),
+  PROMPT_MAX_CHUNKS: intIn(1, 20, 3),
+  PROMPT_CHUNK_CHARS: intIn(100, 10000, 650),
+  CHAT_MAX_TOKENS: intIn(16, 32768, 1024),
+  CHAT_TEMPERATURE: z.coerce.number().min(0).max(2).default(0.2),
+  // JSON array of external providers: [{"type":"http","key":"wiki","label":"Wiki","url":"…","tokenEnv":"WIKI_TOKEN"}]
+  EXTERNAL_PROVIDERS: z.string().optional(),
+  PROVIDER_TIMEOUT_MS: intIn(100, 120000, 8000),
+  // Test builds only: allow provider adapters to reach loopback (the local test servers).
+  ALLOW_LOOPBACK_PROVIDERS: boolish.default(false),
+  ENABLE_FLOW_GALLERY: boolish.optional(),
+});
+
+export type Env = z.infer<typeof envSchema> & { AUTH_MODE: "local" | "password" };
+
+let cached: Env | undefined;
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+export function getEnv(): Env {
+  if (cached) return cached;
+  const parsed = envSchema.safeParse(process.env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const authMode = parsed.data.AUTH_MODE ?? (isLoopbackHost(parsed.data.HOST) ? "local" : "password");
+  cached = { ...parsed.data, AUTH_MODE: authMode };
+  return cached;
+}
+
+/** Tests change process.env between cases; this forgets the cached copy. */
+export function resetEnvForTests(): void {
+  cached = undefined;
+}
+
+/** Refuses an unsafe combination before the server listens (called from instrumentation). */
+export function assertSafeToServe(env: Env): void {
+  if (env.AUTH_MODE === "local" && !isLoopbackHost(env.HOST)) {
+    throw new Error(
+      `AUTH_MODE=local signs everyone in as the local owner, so it may only bind to a loopback address; HOST=${env.HOST} is not one. Set AUTH_MODE=password or HOST=127.0.0.1.`,
+    );
+  }
+}

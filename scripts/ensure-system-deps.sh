@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suite needs, when they are missing:
+#   - chromium        (/usr/bin/chromium, driven by Playwright)
+#   - postgresql-15   (server binaries + contrib, incl. pg_trgm)
+#   - pgvector for PG 15 (not packaged in bookworm: built from Debian trixie's source package)
+#
+# Idempotent and fast (file checks only) when everything is present; `apt-get update` runs only
+# when something has to be installed. Works as root without stdin (CI); as another user it uses
+# sudo when it has to install. Set KA_DEPS_CHECK_ONLY=1 to only report what is missing (exit 1).
+set -euo pipefail
+
+export DEBIAN_FRONTEND=noninteractive
+
+PG_MAJOR=15
+PG_BIN="/usr/lib/postgresql/${PG_MAJOR}/bin"
+PG_LIB="/usr/lib/postgresql/${PG_MAJOR}/lib"
+PG_EXT="/usr/share/postgresql/${PG_MAJOR}/extension"
+PG_CONFIG="${PG_BIN}/pg_config"
+PGXS_MK="${PG_LIB}/pgxs/src/makefiles/pgxs.mk"
+CHROMIUM=/usr/bin/chromium
+TRIXIE_SRC_LIST=/etc/apt/sources.list.d/ka-trixie-src.sources
+
+log() { printf '[ensure-system-deps] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+have_chromium() { [[ -x "$CHROMIUM" ]]; }
+have_postgres() { [[ -x "$PG_BIN/postgres" && -x "$PG_BIN/initdb" && -x "$PG_BIN/pg_ctl" && -x "$PG_BIN/psql" ]]; }
+have_pg_trgm() { [[ -f "$PG_EXT/pg_trgm.control" && -f "$PG_LIB/pg_trgm.so" ]]; }
+have_pgvector() { [[ -f "$PG_EXT/vector.control" && -f "$PG_LIB/vector.so" ]]; }
+have_pgvector_build_deps() {
+  [[ -x "$PG_CONFIG" && -f "$PGXS_MK" ]] && command -v make >/dev/null && command -v gcc >/dev/null &&
+    command -v dpkg-source >/dev/null
+}
+
+missing=()
+have_chromium || missing+=(chromium)
+have_postgres || missing+=(postgresql-15)
+have_pg_trgm || missing+=(pg_trgm)
+have_pgvector || missing+=(pgvector)
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  log "ok: chromium, postgresql-${PG_MAJOR}, pg_trgm, pgvector present"
+  exit 0
+fi
+
+log "missing: ${missing[*]}"
+if [[ "${KA_DEPS_CHECK_ONLY:-}" == 1 ]]; then
+  exit 1
+fi
+
+SUDO=()
+if [[ $EUID -ne 0 ]]; then
+  command -v sudo >/dev/null || die "not root and no sudo: cannot install ${missing[*]}"
+  SUDO=(sudo -n)
+fi
+
+# One installer at a time (apt has its own lock, but the pgvector build must not race either).
+exec 9>/tmp/ka-ensure-system-deps.lock
+flock -w 900 9 || die "timed out waiting for /tmp/ka-ensure-system-deps.lock"
+
+APT_OPTS=(-y -q -o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
+apt_get() { "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" "$@" </dev/null; }
+
+pkgs=()
+have_chromium || pkgs+=(chromium fonts-liberation)
+if ! have_postgres || ! have_pg_trgm; then
+  # No default "main" cluster (and so no server on port 5432): tests make their own clusters.
+  if [[ ! -d /etc/postgresql/${PG_MAJOR}/main ]]; then
+    "${SUDO[@]}" mkdir -p /etc/postgresql-common/createcluster.d
+    echo 'create_main_cluster = false' |
+      "${SUDO[@]}" tee /etc/postgresql-common/createcluster.d/ka-no-main-cluster.conf >/dev/null
+  fi
+  pkgs+=("postgresql-${PG_MAJOR}" "postgresql-client-${PG_MAJOR}")
+fi
+need_pgvector=0
+if ! have_pgvector; then
+  need_pgvector=1
+  have_pgvector_build_deps || pkgs+=("postgresql-server-dev-${PG_MAJOR}" make gcc libc6-dev dpkg-dev)
+  # pgvector is not in bookworm: take the source package from trixie (deb-src only, no binaries).
+  cat <<'EOF' | "${SUDO[@]}" tee "$TRIXIE_SRC_LIST" >/dev/null
+# Added by scripts/ensure-system-deps.sh to fetch the pgvector source package (deb-src only).
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+fi
+
+log "apt-get update"
+apt_get update
+
+if [[ ${#pkgs[@]} -gt 0 ]]; then
+  log "apt-get install ${pkgs[*]}"
+  apt_get install --no-install-recommends "${pkgs[@]}"
+fi
+
+# A package can be "installed" per dpkg while its files are gone; reinstall once in that case.
+if ! have_postgres || ! have_pg_trgm; then
+  log "postgresql-${PG_MAJOR} files missing after install: reinstalling"
+  apt_get install --reinstall --no-install-recommends "postgresql-${PG_MAJOR}"
+fi
+if ! have_chromium; then
+  log "chromium files missing after install: reinstalling"
+  apt_get install --reinstall --no-install-recommends chromium
+fi
+
+if [[ $need_pgvector -eq 1 ]]; then
+  have_pgvector_build_deps || die "pgvector build dependencies still missing after install"
+  build_dir=$(mktemp -d /tmp/ka-pgvector-build.XXXXXX)
+  # shellcheck disable=SC2064  # expand now: the path is fixed
+  trap "rm -rf '$build_dir'" EXIT
+  (
+    cd "$build_dir"
+    log "apt-get source --download-only pgvector (from trixie)"
+    # apt warns that the download runs unsandboxed as root; harmless.
+    apt-get -q source --download-only pgvector </dev/null
+    dsc=$(ls -1 pgvector_*.dsc | sort -V | tail -n 1)
+    [[ -n "$dsc" ]] || die "no pgvector .dsc downloaded"
+    log "extracting $dsc"
+    dpkg-source --no-check -x "$dsc" src >/dev/null
+    cd src
+    log "building pgvector $(sed -n 's/^Version: //p' "../$dsc") for PostgreSQL ${PG_MAJOR}"
+    # OPTFLAGS="" drops upstream's -march=native: the build stays valid on any x86-64 CPU.
+    make -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" OPTFLAGS="" >/dev/null
+    "${SUDO[@]}" make -s PG_CONFIG="$PG_CONFIG" OPTFLAGS="" install >/dev/null
+  )
+  # Only needed for the download: keep later `apt-get update`s from fetching trixie's index.
+  "${SUDO[@]}" rm -f "$TRIXIE_SRC_LIST"
+fi
+
+still=()
+have_chromium || still+=(chromium)
+have_postgres || still+=(postgresql-15)
+have_pg_trgm || still+=(pg_trgm)
+have_pgvector || still+=(pgvector)
+[[ ${#still[@]} -eq 0 ]] || die "still missing after install: ${still[*]}"
+log "installed: ${missing[*]}"
