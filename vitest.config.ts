@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 const alias = {
   "@": path.resolve(import.meta.dirname),
   // "server-only" throws outside a React Server bundle; tests run server modules directly.
-  "server-only": path.resolve(import.meta.dirname, "tests/support/server-only-stub.ts"),
+  "server-only": path.resolve(import.meta.dirname, "e2e/support/server-only-stub.ts"),
 };
 
 export default defineConfig({
@@ -13,13 +13,13 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" },
+        test: { name: "unit", include: ["lib/**/*.test.ts", "components/**/*.test.ts", "tests/unit/**/*.test.ts"], environment: "node" },
       },
       {
         resolve: { alias },
         test: {
           name: "integration",
-          include: ["tests/integration/**/*.test.ts"],
+          include: ["e2e/integration/**/*.test.ts", "tests/integration/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -32,12 +32,15 @@ have_pgvector_build_deps() {
     command -v dpkg-source >/dev/null
 }
 
-missing=()
-have_chromium || missing+=(chromium)
-have_postgres || missing+=(postgresql-15)
-have_pg_trgm || missing+=(pg_trgm)
-have_pgvector || missing+=(pgvector)
+list_missing() {
+  missing=()
+  have_chromium || missing+=(chromium)
+  have_postgres || missing+=("postgresql-${PG_MAJOR}")
+  have_pg_trgm || missing+=(pg_trgm)
+  have_pgvector || missing+=(pgvector)
+}
 
+list_missing
 if [[ ${#missing[@]} -eq 0 ]]; then
   log "ok: chromium, postgresql-${PG_MAJOR}, pg_trgm, pgvector present"
   exit 0
@@ -57,6 +60,19 @@ fi
 # One installer at a time (apt has its own lock, but the pgvector build must not race either).
 exec 9>/tmp/ka-ensure-system-deps.lock
 flock -w 900 9 || die "timed out waiting for /tmp/ka-ensure-system-deps.lock"
+list_missing # another run may have installed things while we waited
+if [[ ${#missing[@]} -eq 0 ]]; then
+  log "ok: installed meanwhile by another run"
+  exit 0
+fi
+
+build_dir=""
+cleanup() {
+  [[ -z "$build_dir" ]] || rm -rf "$build_dir"
+  # Only needed for the pgvector download: keep later `apt-get update`s from fetching trixie.
+  [[ ! -e "$TRIXIE_SRC_LIST" ]] || "${SUDO[@]}" rm -f "$TRIXIE_SRC_LIST"
+}
+trap cleanup EXIT
 
 APT_OPTS=(-y -q -o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
 apt_get() { "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" "$@" </dev/null; }
@@ -108,15 +124,14 @@ fi
 if [[ $need_pgvector -eq 1 ]]; then
   have_pgvector_build_deps || die "pgvector build dependencies still missing after install"
   build_dir=$(mktemp -d /tmp/ka-pgvector-build.XXXXXX)
-  # shellcheck disable=SC2064  # expand now: the path is fixed
-  trap "rm -rf '$build_dir'" EXIT
   (
     cd "$build_dir"
     log "apt-get source --download-only pgvector (from trixie)"
     # apt warns that the download runs unsandboxed as root; harmless.
     apt-get -q source --download-only pgvector </dev/null
-    dsc=$(ls -1 pgvector_*.dsc | sort -V | tail -n 1)
-    [[ -n "$dsc" ]] || die "no pgvector .dsc downloaded"
+    dscs=(pgvector_*.dsc)
+    [[ -f "${dscs[0]}" ]] || die "no pgvector .dsc downloaded"
+    dsc=${dscs[-1]}
     log "extracting $dsc"
     dpkg-source --no-check -x "$dsc" src >/dev/null
     cd src
@@ -125,14 +140,9 @@ if [[ $need_pgvector -eq 1 ]]; then
     make -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" OPTFLAGS="" >/dev/null
     "${SUDO[@]}" make -s PG_CONFIG="$PG_CONFIG" OPTFLAGS="" install >/dev/null
   )
-  # Only needed for the download: keep later `apt-get update`s from fetching trixie's index.
-  "${SUDO[@]}" rm -f "$TRIXIE_SRC_LIST"
 fi
 
-still=()
-have_chromium || still+=(chromium)
-have_postgres || still+=(postgresql-15)
-have_pg_trgm || still+=(pg_trgm)
-have_pgvector || still+=(pgvector)
-[[ ${#still[@]} -eq 0 ]] || die "still missing after install: ${still[*]}"
-log "installed: ${missing[*]}"
+installed=("${missing[@]}")
+list_missing
+[[ ${#missing[@]} -eq 0 ]] || die "still missing after install: ${missing[*]}"
+log "installed: ${installed[*]}"
