@@ -1,0 +1,60 @@
+import type { z } from "zod";
+import { AppError } from "@/lib/errors";
+import { zodToAppError } from "./envelope";
+
+const DEFAULT_JSON_LIMIT = 64 * 1024;
+
+/** Reads at most `maxBytes` of a JSON body, then validates it with a strict zod schema. */
+export async function parseJsonBody<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+  maxBytes = DEFAULT_JSON_LIMIT,
+): Promise<z.infer<S>> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^application\/json\b/i.test(type)) {
+    throw new AppError("INVALID_PARAMS", "Content-Type must be application/json.");
+  }
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${maxBytes} bytes.`);
+  const text = await readLimited(request, maxBytes);
+  let raw: unknown;
+  try {
+    raw = text.length === 0 ? {} : JSON.parse(text);
+  } catch {
+    throw new AppError("INVALID_PARAMS", "The body is not valid JSON.");
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw zodToAppError(parsed.error);
+  return parsed.data;
+}
+
+async function readLimited(request: Request, maxBytes: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${maxBytes} bytes.`);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(chunks));
+}
+
+export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
+  const params = Object.fromEntries(new URL(request.url).searchParams.entries());
+  const parsed = schema.safeParse(params);
+  if (!parsed.success) throw zodToAppError(parsed.error);
+  return parsed.data;
+}
+
+export function parseParams<S extends z.ZodType>(params: unknown, schema: S): z.infer<S> {
+  const parsed = schema.safeParse(params);
+  if (!parsed.success) throw zodToAppError(parsed.error);
+  return parsed.data;
+}

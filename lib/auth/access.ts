@@ -1,0 +1,39 @@
+import "server-only";
+import { getDb } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+
+export type Role = "owner" | "editor" | "viewer";
+export type Need = "read" | "write" | "manage";
+
+const RANK: Record<Role, number> = { viewer: 1, editor: 2, owner: 3 };
+const NEED_RANK: Record<Need, number> = { read: 1, write: 2, manage: 3 };
+
+export interface KnowledgeAccess {
+  knowledgeId: string;
+  role: Role;
+  assistantEnabled: boolean;
+}
+
+/**
+ * The caller's access to one KB. A KB the caller is not a member of answers exactly like a
+ * missing one (KNOWLEDGE_NOT_FOUND), so ids of other users' KBs reveal nothing.
+ */
+export async function requireKnowledgeAccess(userId: string, knowledgeId: string, need: Need): Promise<KnowledgeAccess> {
+  const db = await getDb();
+  const m = await db.knowledgeMember.findUnique({
+    where: { knowledgeId_userId: { knowledgeId, userId } },
+  });
+  if (!m) throw new AppError("KNOWLEDGE_NOT_FOUND");
+  const role = m.role as Role;
+  if (RANK[role] < NEED_RANK[need]) {
+    throw new AppError("FORBIDDEN", need === "manage" ? "Only the owner can do this." : "Viewers can read but not change this knowledge base.");
+  }
+  return { knowledgeId, role, assistantEnabled: m.assistantEnabled };
+}
+
+/** Precomputed access targets (seed 003): every KB id the user may read. */
+export async function readableKnowledgeIds(userId: string): Promise<Set<string>> {
+  const db = await getDb();
+  const rows = await db.knowledgeMember.findMany({ where: { userId }, select: { knowledgeId: true } });
+  return new Set(rows.map((r) => r.knowledgeId));
+}

@@ -1,0 +1,145 @@
+import "server-only";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { getDb } from "@/lib/db/client";
+import { getEnv } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { hashPassword, verifyPassword } from "./password";
+
+export const SESSION_COOKIE = "ka_session";
+const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+export const LOCAL_OWNER_ID = "local-owner";
+
+export interface Principal {
+  user: { id: string; email: string; name: string };
+  /** "local" in local mode, "token:<id>" for API tokens, otherwise the session row id. */
+  sessionId: string;
+}
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+
+function readCookie(request: Request, name: string): string | undefined {
+  const header = request.headers.get("cookie");
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === name) return decodeURIComponent(v.join("="));
+  }
+  return undefined;
+}
+
+export async function ensureLocalOwner() {
+  const db = await getDb();
+  return db.user.upsert({
+    where: { id: LOCAL_OWNER_ID },
+    update: {},
+    create: { id: LOCAL_OWNER_ID, email: "owner@localhost", name: "Local owner" },
+  });
+}
+
+/** The signed-in principal, or null. Identity comes only from the cookie or bearer token. */
+export async function getPrincipal(request: Request): Promise<Principal | null> {
+  const env = getEnv();
+  const db = await getDb();
+  const auth = request.headers.get("authorization");
+  if (auth?.startsWith("Bearer ")) {
+    const token = await db.apiToken.findUnique({
+      where: { tokenHash: sha256(auth.slice(7).trim()) },
+      include: { user: true },
+    });
+    if (!token || token.revokedAt) return null;
+    return { user: pick(token.user), sessionId: `token:${token.id}` };
+  }
+  if (env.AUTH_MODE === "local") {
+    return { user: pick(await ensureLocalOwner()), sessionId: "local" };
+  }
+  const raw = readCookie(request, SESSION_COOKIE);
+  if (!raw || raw.length > 200) return null;
+  const session = await db.session.findUnique({ where: { id: sha256(raw) }, include: { user: true } });
+  if (!session || session.expiresAt.getTime() < Date.now()) return null;
+  return { user: pick(session.user), sessionId: session.id };
+}
+
+export async function requirePrincipal(request: Request): Promise<Principal> {
+  const p = await getPrincipal(request);
+  if (!p) throw new AppError("UNAUTHENTICATED");
+  return p;
+}
+
+function pick(u: { id: string; email: string; name: string }) {
+  return { id: u.id, email: u.email, name: u.name };
+}
+
+function assertPasswordMode() {
+  if (getEnv().AUTH_MODE !== "password") {
+    throw new AppError("FORBIDDEN", "Accounts are disabled in local mode; you are signed in as the local owner.");
+  }
+}
+
+export async function signUp(input: { email: string; password: string; name: string }) {
+  assertPasswordMode();
+  const db = await getDb();
+  const email = input.email.trim().toLowerCase();
+  const existing = await db.user.findUnique({ where: { email } });
+  if (existing) throw new AppError("EMAIL_TAKEN");
+  const user = await db.user.create({
+    data: { id: randomUUID(), email, name: input.name.trim() || email, passwordHash: await hashPassword(input.password) },
+  });
+  return pick(user);
+}
+
+/** Verifies the password and creates a fresh session; the old one (if any) is revoked (rotation). */
+export async function signIn(input: { email: string; password: string }, previousToken?: string) {
+  assertPasswordMode();
+  const db = await getDb();
+  const user = await db.user.findUnique({ where: { email: input.email.trim().toLowerCase() } });
+  // Verify against a dummy hash when the user is missing so timing does not reveal accounts.
+  const ok = await verifyPassword(user?.passwordHash ?? (await getDummyHash()), input.password);
+  if (!user || !user.passwordHash || !ok) throw new AppError("INVALID_CREDENTIALS");
+  if (previousToken) await db.session.deleteMany({ where: { id: sha256(previousToken) } });
+  const token = randomBytes(32).toString("base64url");
+  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+  await db.session.create({ data: { id: sha256(token), userId: user.id, expiresAt } });
+  return { user: pick(user), token, expiresAt };
+}
+
+export async function signOut(token: string | undefined) {
+  if (!token) return;
+  const db = await getDb();
+  await db.session.deleteMany({ where: { id: sha256(token) } });
+}
+
+export function sessionTokenFrom(request: Request): string | undefined {
+  return readCookie(request, SESSION_COOKIE);
+}
+
+export function sessionCookie(request: Request, token: string, expiresAt: Date | null): string {
+  const env = getEnv();
+  const https =
+    request.headers.get("x-forwarded-proto") === "https" ||
+    new URL(request.url).protocol === "https:" ||
+    (env.PUBLIC_ORIGIN?.startsWith("https:") ?? false);
+  const parts = [
+    `${SESSION_COOKIE}=${expiresAt ? encodeURIComponent(token) : ""}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Lax",
+    expiresAt ? `Expires=${expiresAt.toUTCString()}` : "Max-Age=0",
+  ];
+  if (https) parts.push("Secure");
+  return parts.join("; ");
+}
+
+/** Creates an API token for agents and other instances (SPEC §8, §9). Returns the secret once. */
+export async function createApiToken(userId: string, name: string) {
+  const db = await getDb();
+  const secret = `ka_${randomBytes(24).toString("base64url")}`;
+  const row = await db.apiToken.create({ data: { id: randomUUID(), userId, name, tokenHash: sha256(secret) } });
+  return { id: row.id, name: row.name, token: secret };
+}
+
+// A real argon2 hash of a random string, so a missing user costs one verification too.
+let dummyHash: Promise<string> | undefined;
+function getDummyHash(): Promise<string> {
+  dummyHash ??= hashPassword(randomBytes(16).toString("hex"));
+  return dummyHash;
+}
