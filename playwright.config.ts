@@ -1,0 +1,77 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+
+// Three real servers from one `next build`: local mode with the built-in extractive engine,
+// local mode with the local OpenAI-compatible test model server, and password mode.
+// Each gets its own throwaway data directory (one PGlite per directory, SPEC §13).
+const tmp = (name: string) => mkdtempSync(path.join(tmpdir(), `ka-e2e-${name}-`));
+export const PORTS = { local: 3100, model: 3102, password: 3101, fakeModel: 4011 } as const;
+const next = "node node_modules/next/dist/bin/next start -H 127.0.0.1";
+const common = { NODE_ENV: "production", ENABLE_FLOW_GALLERY: "true", SEED_SAMPLE: "true" };
+
+export default defineConfig({
+  testDir: "e2e",
+  testMatch: "**/*.spec.ts",
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  use: {
+    baseURL: `http://127.0.0.1:${PORTS.local}`,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  webServer: [
+    {
+      command: `node --conditions=react-server --import tsx e2e/support/fake-openai-server.ts --port ${PORTS.fakeModel} --tokens-ms 40`,
+      url: `http://127.0.0.1:${PORTS.fakeModel}/health`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+    },
+    {
+      command: `${next} -p ${PORTS.local}`,
+      url: `http://127.0.0.1:${PORTS.local}/api/health`,
+      env: { ...common, AUTH_MODE: "local", DATA_DIR: tmp("local") },
+      reuseExistingServer: false,
+      timeout: 120_000,
+    },
+    {
+      command: `${next} -p ${PORTS.model}`,
+      url: `http://127.0.0.1:${PORTS.model}/api/health`,
+      env: {
+        ...common,
+        AUTH_MODE: "local",
+        DATA_DIR: tmp("model"),
+        AI_CHAT_MODEL: "qwen-test",
+        AI_CHAT_BASE_URL: `http://127.0.0.1:${PORTS.fakeModel}/v1`,
+        AI_CHAT_API_KEY: "test-key",
+      },
+      reuseExistingServer: false,
+      timeout: 120_000,
+    },
+    {
+      command: `${next} -p ${PORTS.password}`,
+      url: `http://127.0.0.1:${PORTS.password}/api/health`,
+      env: { ...common, AUTH_MODE: "password", DATA_DIR: tmp("password"), SEED_SAMPLE: "false" },
+      reuseExistingServer: false,
+      timeout: 120_000,
+    },
+  ],
+});
