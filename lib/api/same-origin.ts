@@ -28,7 +28,8 @@ export function assertSameOrigin(request: Request): void {
     throw new AppError("FORBIDDEN", "Opaque-origin requests are not allowed.");
   }
   const type = request.headers.get("content-type") ?? "";
-  const hasBody = request.headers.get("content-length") !== "0" && request.body !== null;
+  const length = Number(request.headers.get("content-length") ?? "0");
+  const hasBody = length > 0 || request.headers.has("transfer-encoding");
   if (hasBody && !/^(application\/json|multipart\/form-data)\b/i.test(type)) {
     throw new AppError("INVALID_PARAMS", "Content-Type must be application/json or multipart/form-data.");
   }

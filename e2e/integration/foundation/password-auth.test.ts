@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client, startIntegrationApp } from "../../support/test-env";
+
+type App = Awaited<ReturnType<typeof startIntegrationApp>>;
+
+describe("password mode", () => {
+  let app: App;
+  beforeAll(async () => {
+    app = await startIntegrationApp({ AUTH_MODE: "password" });
+  });
+  afterAll(() => app.close());
+
+  it("requires a session: 401 with the envelope", async () => {
+    const anon = new Client(app.baseUrl);
+    const r = await anon.json("GET", "/v1/knowledges");
+    expect(r.status).toBe(401);
+    expect(r.code).toBe("UNAUTHENTICATED");
+  });
+
+  it("signs up, rotates the session at sign-in and invalidates it at sign-out", async () => {
+    const c = new Client(app.baseUrl);
+    const up = await c.json("POST", "/v1/auth/sign-up", { email: "Alice@Example.com", password: "correct horse", name: "Alice" });
+    expect(up.code).toBe(0);
+    const first = c.cookie("ka_session");
+    expect(first).toBeTruthy();
+
+    const raw = await c.request("POST", "/v1/auth/sign-in", { email: "alice@example.com", password: "correct horse" });
+    const setCookie = raw.headers.getSetCookie()[0]!;
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Lax/);
+    const second = c.cookie("ka_session");
+    expect(second).not.toBe(first);
+
+    // The pre-rotation token no longer works.
+    const stale = new Client(app.baseUrl);
+    const staleRes = await stale.json("GET", "/v1/auth/me", undefined, { cookie: `ka_session=${first}` });
+    expect(staleRes.code).toBe("UNAUTHENTICATED");
+
+    expect((await c.json("GET", "/v1/auth/me")).code).toBe(0);
+    await c.json("POST", "/v1/auth/sign-out");
+    const replay = await new Client(app.baseUrl).json("GET", "/v1/auth/me", undefined, { cookie: `ka_session=${second}` });
+    expect(replay.code).toBe("UNAUTHENTICATED");
+  });
+
+  it("rejects a wrong password and a taken e-mail", async () => {
+    const c = new Client(app.baseUrl);
+    await c.json("POST", "/v1/auth/sign-up", { email: "bob@example.com", password: "password-b", name: "Bob" });
+    expect((await c.json("POST", "/v1/auth/sign-in", { email: "bob@example.com", password: "nope" })).code).toBe("INVALID_CREDENTIALS");
+    expect((await c.json("POST", "/v1/auth/sign-in", { email: "nobody@example.com", password: "nope" })).code).toBe("INVALID_CREDENTIALS");
+    expect((await c.json("POST", "/v1/auth/sign-up", { email: "bob@example.com", password: "password-b" })).code).toBe("EMAIL_TAKEN");
+    expect((await c.json("POST", "/v1/auth/sign-up", { email: "not-an-email", password: "password-b" })).code).toBe("INVALID_PARAMS");
+  });
+
+  it("keeps two users' KBs apart on every KB route", async () => {
+    const a = new Client(app.baseUrl);
+    const b = new Client(app.baseUrl);
+    await a.json("POST", "/v1/auth/sign-up", { email: "a@iso.test", password: "password-a" });
+    await b.json("POST", "/v1/auth/sign-up", { email: "b@iso.test", password: "password-b" });
+    const kb = await a.json<{ id: string }>("POST", "/v1/knowledges", { name: "A's secrets" });
+    const id = kb.data.id;
+
+    const listB = await b.json<{ items: { id: string }[] }>("GET", "/v1/knowledges");
+    expect(listB.data.items.map((k) => k.id)).not.toContain(id);
+    const treeB = await b.json<{ items: { id: string }[] }>("GET", "/v1/knowledges/tree");
+    expect(treeB.data.items.map((k) => k.id)).not.toContain(id);
+
+    const missing = "00000000-0000-0000-0000-000000000000";
+    for (const target of [id, missing]) {
+      expect((await b.json("GET", `/v1/knowledges/${target}`)).code).toBe("KNOWLEDGE_NOT_FOUND");
+      expect((await b.json("PATCH", `/v1/knowledges/${target}`, { name: "pwned" })).code).toBe("KNOWLEDGE_NOT_FOUND");
+      expect((await b.json("DELETE", `/v1/knowledges/${target}`)).code).toBe("KNOWLEDGE_NOT_FOUND");
+    }
+    const still = await a.json<{ name: string }>("GET", `/v1/knowledges/${id}`);
+    expect(still.data.name).toBe("A's secrets");
+  });
+});
