@@ -1,0 +1,90 @@
+// Server-sent events decoding for OpenAI-compatible streams (WHATWG "event stream" rules).
+// Providers differ in framing details — CRLF vs LF, keep-alive comments, a missing blank line
+// after the last event — and TCP splits chunks anywhere, even inside a UTF-8 sequence or a CRLF,
+// so the parser is incremental and byte-boundary agnostic.
+
+export interface SseEvent {
+  /** `event:` field; "message" when absent. */
+  event: string;
+  /** `data:` lines joined with "\n". */
+  data: string;
+}
+
+export class SseParser {
+  private buffer = "";
+  /** A chunk ended with "\r": a "\n" at the start of the next one belongs to the same break. */
+  private pendingCr = false;
+  private dataLines: string[] = [];
+  private eventName = "";
+
+  /** Feeds decoded text; returns the events completed by it. */
+  push(text: string): SseEvent[] {
+    if (text === "") return [];
+    if (this.pendingCr && text.startsWith("\n")) text = text.slice(1);
+    this.pendingCr = false;
+    this.buffer += text;
+    const events: SseEvent[] = [];
+    let start = 0;
+    for (let i = 0; i < this.buffer.length; i++) {
+      const ch = this.buffer[i];
+      if (ch !== "\n" && ch !== "\r") continue;
+      this.line(this.buffer.slice(start, i), events);
+      if (ch === "\r") {
+        if (i + 1 === this.buffer.length) this.pendingCr = true;
+        else if (this.buffer[i + 1] === "\n") i++;
+      }
+      start = i + 1;
+    }
+    this.buffer = this.buffer.slice(start);
+    return events;
+  }
+
+  /** End of input: a last event without its terminating blank line is still delivered. */
+  end(): SseEvent[] {
+    const events: SseEvent[] = [];
+    if (this.buffer) this.line(this.buffer, events);
+    this.buffer = "";
+    this.line("", events);
+    return events;
+  }
+
+  private line(line: string, out: SseEvent[]): void {
+    if (line === "") {
+      if (this.dataLines.length > 0) out.push({ event: this.eventName || "message", data: this.dataLines.join("\n") });
+      this.dataLines = [];
+      this.eventName = "";
+      return;
+    }
+    if (line.startsWith(":")) return; // comment / keep-alive
+    const colon = line.indexOf(":");
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "data") this.dataLines.push(value);
+    else if (field === "event") this.eventName = value;
+    // id / retry are irrelevant to a one-shot completion stream.
+  }
+}
+
+/** Decodes a byte stream into SSE events; `onChunk` fires per received chunk (idle timers). */
+export async function* readSseEvents(
+  body: ReadableStream<Uint8Array>,
+  onChunk?: () => void,
+): AsyncGenerator<SseEvent> {
+  const decoder = new TextDecoder("utf-8");
+  const parser = new SseParser();
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      onChunk?.();
+      yield* parser.push(decoder.decode(value, { stream: true }));
+    }
+  } finally {
+    // A consumer that stops early (break, throw, abort) must release the connection.
+    reader.cancel().catch(() => {});
+  }
+  yield* parser.push(decoder.decode());
+  yield* parser.end();
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { SseParser, readSseEvents } from "@/lib/models/sse";
+
+const FIXTURE =
+  ": keep-alive\r\n\r\n" +
+  'data: {"a":1}\r\n\r\n' +
+  "event: note\ndata: line one\ndata: line two\n\n" +
+  "data:no-space\r\r" +
+  "data: 中文片段\n\n" +
+  "data: [DONE]\n\n";
+
+const EXPECTED = [
+  { event: "message", data: '{"a":1}' },
+  { event: "note", data: "line one\nline two" },
+  { event: "message", data: "no-space" },
+  { event: "message", data: "中文片段" },
+  { event: "message", data: "[DONE]" },
+];
+
+function parseInPieces(pieces: string[]) {
+  const p = new SseParser();
+  return [...pieces.flatMap((x) => p.push(x)), ...p.end()];
+}
+
+function byteStream(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8Array> {
+  const bounds = [0, ...cuts, bytes.length];
+  return new ReadableStream({
+    start(c) {
+      for (let i = 1; i < bounds.length; i++) c.enqueue(bytes.slice(bounds[i - 1], bounds[i]));
+      c.close();
+    },
+  });
+}
+
+async function collect(stream: ReadableStream<Uint8Array>) {
+  const out = [];
+  for await (const ev of readSseEvents(stream)) out.push(ev);
+  return out;
+}
+
+describe("SseParser", () => {
+  it("handles LF, CRLF, CR, comments, multi-line data and event names", () => {
+    expect(parseInPieces([FIXTURE])).toEqual(EXPECTED);
+  });
+
+  it("gives the same events for every split point of the text, including inside CRLF", () => {
+    for (let i = 0; i <= FIXTURE.length; i++) {
+      expect(parseInPieces([FIXTURE.slice(0, i), FIXTURE.slice(i)]), `split at ${i}`).toEqual(EXPECTED);
+    }
+  });
+
+  it("delivers a final event that lacks its blank line", () => {
+    expect(parseInPieces(["data: [DONE]"])).toEqual([{ event: "message", data: "[DONE]" }]);
+  });
+
+  it("ignores an empty push between a CR and its LF", () => {
+    expect(parseInPieces(["data: a\r", "", "\ndata: b\n\n"])).toEqual([{ event: "message", data: "a\nb" }]);
+  });
+});
+
+describe("readSseEvents", () => {
+  const bytes = new TextEncoder().encode(FIXTURE);
+
+  it("decodes UTF-8 split across chunks at any byte", async () => {
+    for (let i = 1; i < bytes.length; i++) {
+      expect(await collect(byteStream(bytes, [i])), `byte split at ${i}`).toEqual(EXPECTED);
+    }
+  });
+
+  it("works one byte per chunk", async () => {
+    const cuts = Array.from({ length: bytes.length - 1 }, (_, i) => i + 1);
+    expect(await collect(byteStream(bytes, cuts))).toEqual(EXPECTED);
+  });
+
+  it("cancels the underlying stream when the consumer stops early", async () => {
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        c.enqueue(new TextEncoder().encode("data: x\n\n"));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    for await (const ev of readSseEvents(stream)) {
+      expect(ev.data).toBe("x");
+      break;
+    }
+    expect(cancelled).toBe(true);
+  });
+});
