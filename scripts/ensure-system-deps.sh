@@ -24,6 +24,8 @@ log() { printf '[ensure-system-deps] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 have_chromium() { [[ -x "$CHROMIUM" ]]; }
+# A CJK font so Chinese renders in browser screenshots (the flow gallery) instead of boxes.
+have_cjk_font() { [[ -f /usr/share/fonts/truetype/wqy/wqy-zenhei.ttc ]]; }
 have_postgres() { [[ -x "$PG_BIN/postgres" && -x "$PG_BIN/initdb" && -x "$PG_BIN/pg_ctl" && -x "$PG_BIN/psql" ]]; }
 have_pg_trgm() { [[ -f "$PG_EXT/pg_trgm.control" && -f "$PG_LIB/pg_trgm.so" ]]; }
 have_pgvector() { [[ -f "$PG_EXT/vector.control" && -f "$PG_LIB/vector.so" ]]; }
@@ -35,6 +37,7 @@ have_pgvector_build_deps() {
 list_missing() {
   missing=()
   have_chromium || missing+=(chromium)
+  have_cjk_font || missing+=(fonts-wqy-zenhei)
   have_postgres || missing+=("postgresql-${PG_MAJOR}")
   have_pg_trgm || missing+=(pg_trgm)
   have_pgvector || missing+=(pgvector)
@@ -79,6 +82,7 @@ apt_get() { "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[
 
 pkgs=()
 have_chromium || pkgs+=(chromium fonts-liberation)
+have_cjk_font || pkgs+=(fonts-wqy-zenhei)
 if ! have_postgres || ! have_pg_trgm; then
   # No default "main" cluster (and so no server on port 5432): tests make their own clusters.
   if [[ ! -d /etc/postgresql/${PG_MAJOR}/main ]]; then

@@ -1,0 +1,47 @@
+import "server-only";
+import { ensureLocalOwner } from "@/lib/auth/session";
+import { closeDb, getDb } from "@/lib/db/client";
+import { assertSafeToServe, getEnv } from "@/lib/env";
+import { seedSampleKnowledge } from "@/lib/ingestion/sample";
+import { startIngestionRunner, stopIngestionRunner } from "@/lib/ingestion/runner";
+import { closeRetrievalRuntime, getRetrievalRuntime } from "@/lib/retrieval/runtime";
+
+// The composition root of the server process: configuration, database (migrations applied),
+// retrieval providers (validated at start, SPEC §8), the first-start sample KB and the
+// in-process ingestion runner. A bad configuration stops the process with a clear message.
+const g = globalThis as unknown as { __kaBooted?: Promise<void> };
+
+export function bootServer(): Promise<void> {
+  g.__kaBooted ??= boot();
+  return g.__kaBooted;
+}
+
+async function boot(): Promise<void> {
+  let env;
+  try {
+    env = getEnv();
+    assertSafeToServe(env);
+    const db = await getDb();
+    await getRetrievalRuntime();
+    if (env.AUTH_MODE === "local") {
+      const owner = await ensureLocalOwner();
+      if (env.SEED_SAMPLE) await seedSampleKnowledge(db, { ownerId: owner.id });
+    }
+    startIngestionRunner({ db });
+  } catch (e) {
+    console.error(`\n[knowledge-assistant] cannot start: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
+  const shutdown = async (signal: string) => {
+    console.log(`[knowledge-assistant] ${signal}: shutting down`);
+    try {
+      await stopIngestionRunner();
+      await closeRetrievalRuntime();
+      await closeDb();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# `npm start`: builds once (and again when the sources changed), then serves the app on
+# HOST:PORT (default 127.0.0.1:3000) with the embedded database under DATA_DIR (./data).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
+HOST="${HOST:-127.0.0.1}"
+PORT="${PORT:-3000}"
+export HOST PORT
+
+stamp=$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git status --porcelain 2>/dev/null | sha256sum | cut -c1-12)
+if [[ ! -f .next/BUILD_ID || "$(cat .next/ka-build-stamp 2>/dev/null)" != "$stamp" ]]; then
+  echo "[start] building the app (first start or sources changed)…"
+  npm run build
+  echo "$stamp" > .next/ka-build-stamp
+fi
+echo "[start] serving http://${HOST}:${PORT}"
+exec node node_modules/next/dist/bin/next start -H "$HOST" -p "$PORT"
