@@ -1,0 +1,210 @@
+// Runs against PGlite by default and against a PostgreSQL server when TEST_DATABASE_URL is set.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "@/lib/db/client";
+import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { retrieve } from "@/lib/retrieval/core";
+import { deleteFileChunks, replaceFileChunks } from "@/lib/retrieval/index-writer";
+import { lexicalSearch } from "@/lib/retrieval/lexical";
+import { tokenize } from "@/lib/retrieval/text/tokenize";
+import type { ChunkInput, RetrievalContext } from "@/lib/retrieval/types";
+import { vectorSearch } from "@/lib/retrieval/vector";
+
+const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+const id = (s: string) => `${s}-${run}`;
+const KB_A = id("kbA");
+const KB_B = id("kbB");
+const KB_C = id("kbC");
+
+function chunk(ordinal: number, content: string, extra: Partial<ChunkInput> = {}): ChunkInput {
+  return { ordinal, content, pageStart: 1, pageEnd: 1, headingPath: "", ...extra };
+}
+
+function ctx(readable: string[], signal = new AbortController().signal): RetrievalContext {
+  return { ownerId: "u", sessionId: "s", turnId: "t", traceId: "tr", signal, readableKnowledgeIds: new Set(readable) };
+}
+
+describe("retrieval on the real database", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ka-retr-"));
+  const handleP = openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: dir });
+  let db: PrismaClient;
+
+  async function file(kb: string, fid: string, status = "success") {
+    await db.knowledgeFile.create({
+      data: { id: fid, knowledgeId: kb, name: `${fid}.txt`, fileType: "txt", mimeType: "text/plain", size: 1n, sha256: fid, storageKey: fid, status },
+    });
+  }
+
+  beforeAll(async () => {
+    db = (await handleP).prisma;
+    await db.user.create({ data: { id: id("u"), email: `${run}@x.test`, name: "U" } });
+    for (const kb of [KB_A, KB_B, KB_C]) await db.knowledge.create({ data: { id: kb, name: kb, ownerId: id("u") } });
+    // Toy corpus for hand-checked BM25: KB A has 3 chunks, avgdl = (2 + 3 + 1) / 3 = 2.
+    await file(KB_A, id("fa1"));
+    await replaceFileChunks(db, { knowledgeId: KB_A, fileId: id("fa1"), chunks: [chunk(0, "cat dog"), chunk(1, "cat cat fish")] });
+    await file(KB_A, id("fa2"));
+    await replaceFileChunks(db, { knowledgeId: KB_A, fileId: id("fa2"), chunks: [chunk(0, "bird")] });
+    // KB B: other statistics, must not leak into KB A's scores.
+    await file(KB_B, id("fb1"));
+    await replaceFileChunks(db, {
+      knowledgeId: KB_B,
+      fileId: id("fb1"),
+      chunks: [chunk(0, "cat"), chunk(1, "cat"), chunk(2, "cat"), chunk(3, "发布需要两位审核人批准。", { headingPath: "发布流程", pageStart: 3, pageEnd: 4 })],
+    });
+    await file(KB_B, id("fb2"), "parsing"); // not searchable yet
+    await replaceFileChunks(db, { knowledgeId: KB_B, fileId: id("fb2"), chunks: [chunk(0, "secret cat pending")] });
+  });
+  afterAll(async () => (await handleP).close());
+
+  it("computes BM25 in SQL exactly as by hand (k1=1.2, b=0.75, idf = ln(1 + (N-df+0.5)/(df+0.5)))", async () => {
+    const r = await lexicalSearch(db, { knowledgeIds: [KB_A], tokens: ["cat"], limit: 10 });
+    expect(r.n).toBe(3);
+    expect(r.avgdl).toBeCloseTo(2, 10);
+    const idfCat = Math.log(1 + (3 - 2 + 0.5) / (2 + 0.5)); // df(cat) = 2
+    // chunk "cat dog": tf 1, dl 2 → 1·2.2 / (1 + 1.2·(0.25 + 0.75·2/2)) = 1
+    const s1 = idfCat * 1;
+    // chunk "cat cat fish": tf 2, dl 3 → 2·2.2 / (2 + 1.2·(0.25 + 0.75·3/2)) = 4.4 / 3.65
+    const s2 = idfCat * (4.4 / 3.65);
+    expect(r.hits.map((h) => h.score)).toEqual([expect.closeTo(s2, 9), expect.closeTo(s1, 9)]);
+    expect(r.terms).toEqual([{ term: "cat", qtf: 1, df: 2, idf: expect.closeTo(idfCat, 12) }]);
+
+    const two = await lexicalSearch(db, { knowledgeIds: [KB_A], tokens: ["cat", "fish", "zebra"], limit: 10 });
+    const idfFish = Math.log(1 + (3 - 1 + 0.5) / 1.5);
+    expect(two.hits[0]!.score).toBeCloseTo(s2 + idfFish * (2.2 / (1 + 1.2 * (0.25 + 0.75 * 1.5))), 9);
+    expect(two.hits[0]!.matchedTerms).toBe(2);
+    expect(two.terms.find((t) => t.term === "zebra")).toEqual({ term: "zebra", qtf: 1, df: 0, idf: expect.closeTo(Math.log(1 + 3.5 / 0.5), 12) });
+  });
+
+  it("uses the statistics of the searched KBs only and skips files that are not searchable", async () => {
+    const b = await lexicalSearch(db, { knowledgeIds: [KB_B], tokens: ["cat"], limit: 10 });
+    // N = 5 chunks in KB B (the pending file's chunk counts in the statistics but is never returned).
+    expect(b.n).toBe(5);
+    expect(b.hits).toHaveLength(3);
+    const content = await db.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM chunks WHERE content = 'secret cat pending'`);
+    expect(b.hits.map((h) => h.chunkId)).not.toContain(content[0]!.id);
+  });
+
+  it("replaceFileChunks is idempotent and writes tokens, token_count and postings", async () => {
+    const fid = id("fidem");
+    await file(KB_C, fid);
+    const chunks = [chunk(0, "Release approval needs two reviewers."), chunk(1, "回滚需要值班负责人签字。")];
+    for (let i = 0; i < 3; i++) expect(await replaceFileChunks(db, { knowledgeId: KB_C, fileId: fid, chunks })).toBe(2);
+    const rows = await db.$queryRawUnsafe<{ ordinal: number; tokens: string; token_count: number }[]>(
+      `SELECT ordinal, tokens, token_count FROM chunks WHERE file_id = $1 ORDER BY ordinal`,
+      fid,
+    );
+    expect(rows).toEqual([
+      { ordinal: 0, tokens: tokenize(chunks[0]!.content).join(" "), token_count: tokenize(chunks[0]!.content).length },
+      { ordinal: 1, tokens: tokenize(chunks[1]!.content).join(" "), token_count: tokenize(chunks[1]!.content).length },
+    ]);
+    const terms = await db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM chunk_terms WHERE file_id = $1`, fid);
+    expect(terms[0]!.n).toBe(new Set(tokenize(chunks[0]!.content)).size + new Set(tokenize(chunks[1]!.content)).size);
+    // Concurrent replaces of the same file still leave one copy.
+    await Promise.all([1, 2, 3].map(() => replaceFileChunks(db, { knowledgeId: KB_C, fileId: fid, chunks })));
+    const count = await db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM chunks WHERE file_id = $1`, fid);
+    expect(count[0]!.n).toBe(2);
+    expect(await deleteFileChunks(db, fid)).toBe(2);
+    const after = await db.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT (SELECT count(*) FROM chunks WHERE file_id = $1)::int + (SELECT count(*) FROM chunk_terms WHERE file_id = $1)::int AS n`,
+      fid,
+    );
+    expect(after[0]!.n).toBe(0);
+  });
+
+  it("a failed write leaves the previous chunks in place (one transaction)", async () => {
+    const fid = id("fatomic");
+    await file(KB_C, fid);
+    await replaceFileChunks(db, { knowledgeId: KB_C, fileId: fid, chunks: [chunk(0, "original text")] });
+    await expect(
+      replaceFileChunks(db, { knowledgeId: KB_C, fileId: fid, chunks: [chunk(0, "new"), chunk(1, "x".repeat(10))], embeddings: { model: "m", vectors: [[1], [1, 2]] } }),
+    ).rejects.toThrow();
+    // Violates a constraint inside the transaction (knowledge id that does not exist).
+    await expect(replaceFileChunks(db, { knowledgeId: "no-such-kb", fileId: fid, chunks: [chunk(0, "new text")] })).rejects.toThrow();
+    const rows = await db.$queryRawUnsafe<{ content: string }[]>(`SELECT content FROM chunks WHERE file_id = $1`, fid);
+    expect(rows.map((r) => r.content)).toEqual(["original text"]);
+  });
+
+  it("retrieve() searches only readable KBs, applies file filters and returns provenance", async () => {
+    const all = await retrieve({ query: "cat", topK: 10, knowledgeBaseIds: [KB_A, KB_B] }, ctx([KB_A]), { db });
+    expect(all.hits.length).toBe(2);
+    expect(all.hits.every((h) => h.knowledgeId === KB_A)).toBe(true);
+    expect(all.diagnostics.deniedKnowledgeIds).toEqual([KB_B]);
+    expect(all.sources[0]).toEqual({ source_type: "knowledge-base", status: "ok", count: 2 });
+    expect(all.hits[0]!.score).toBeGreaterThanOrEqual(all.hits[1]!.score);
+    for (const h of all.hits) {
+      expect(h.score).toBeGreaterThan(0);
+      expect(h.score).toBeLessThanOrEqual(1);
+      expect(h.untrusted).toBe(true);
+      expect(h.sourceType).toBe("knowledge-base");
+      expect(h.fileName).toMatch(/\.txt$/);
+    }
+
+    const none = await retrieve({ query: "cat", topK: 5, knowledgeBaseIds: [KB_B] }, ctx([KB_A]), { db });
+    expect(none.hits).toEqual([]);
+    expect(none.sources[0]!.status).toBe("unavailable");
+
+    const filtered = await retrieve({ query: "cat", topK: 5, knowledgeBaseIds: [KB_A], filters: { fileIds: [id("fa1")] } }, ctx([KB_A]), { db });
+    expect(new Set(filtered.hits.map((h) => h.fileId))).toEqual(new Set([id("fa1")]));
+    await expect(
+      retrieve({ query: "cat", topK: 5, knowledgeBaseIds: [KB_A], filters: { fileIds: [id("fb1")] } }, ctx([KB_A, KB_B]), { db }),
+    ).rejects.toMatchObject({ code: "FILE_NOT_IN_KNOWLEDGE" });
+    await expect(
+      retrieve({ query: "cat", topK: 5, knowledgeBaseIds: [KB_B], filters: { fileIds: [id("fb2")] } }, ctx([KB_B]), { db }),
+    ).rejects.toMatchObject({ code: "FILE_NOT_SEARCHABLE" });
+
+    const zh = await retrieve({ query: "發布需要幾位審核人？", topK: 3, knowledgeBaseIds: [KB_B] }, ctx([KB_B]), { db });
+    expect(zh.hits[0]).toMatchObject({ content: "发布需要两位审核人批准。", pageStart: 3, pageEnd: 4, headingPath: "发布流程", fileId: id("fb1") });
+
+    const high = await retrieve({ query: "cat zebra unicorn", topK: 5, knowledgeBaseIds: [KB_A] }, ctx([KB_A]), { db, minScore: 0.99 });
+    expect(high.hits).toEqual([]);
+    expect(high.sources[0]!.status).toBe("empty");
+  });
+
+  it("honours an aborted signal", async () => {
+    const ac = new AbortController();
+    ac.abort(new Error("client went away"));
+    await expect(retrieve({ query: "cat", topK: 3, knowledgeBaseIds: [KB_A] }, ctx([KB_A], ac.signal), { db })).rejects.toThrow("client went away");
+  });
+
+  it("vector search compares only vectors of the same model and fuses with lexical", async () => {
+    const fid = id("fvec");
+    await file(KB_C, fid);
+    await replaceFileChunks(db, {
+      knowledgeId: KB_C,
+      fileId: fid,
+      chunks: [chunk(0, "alpha passage"), chunk(1, "beta passage"), chunk(2, "gamma passage")],
+      embeddings: { model: "emb-1", vectors: [[1, 0, 0], [0, 1, 0], [0.9, 0.1, 0]] },
+    });
+    const fid2 = id("fvec2");
+    await file(KB_C, fid2);
+    await replaceFileChunks(db, {
+      knowledgeId: KB_C,
+      fileId: fid2,
+      chunks: [chunk(0, "delta passage")],
+      embeddings: { model: "emb-OTHER", vectors: [[1, 0, 0]] },
+    });
+    const v = await vectorSearch(db, { knowledgeIds: [KB_C], vector: [1, 0, 0], model: "emb-1", limit: 10 });
+    expect(v).toHaveLength(3);
+    expect(v[0]!.cosine).toBeCloseTo(1, 6);
+    const contents = await db.$queryRawUnsafe<{ id: string; content: string }[]>(`SELECT id, content FROM chunks WHERE id = ANY($1::text[])`, v.map((x) => x.chunkId));
+    expect(contents.map((c) => c.content)).not.toContain("delta passage");
+
+    const res = await retrieve({ query: "something unrelated", topK: 2, knowledgeBaseIds: [KB_C] }, ctx([KB_C]), {
+      db,
+      mmrLambda: 1,
+      embedding: { model: "emb-1", embedQuery: async () => [1, 0, 0] },
+    });
+    expect(res.hits.map((h) => h.content)).toEqual(["alpha passage", "gamma passage"]);
+    expect(res.diagnostics.builtin?.vector).toBe("ok");
+    expect(res.diagnostics.builtin?.reindexRequired).toEqual([KB_C]);
+
+    const failing = await retrieve({ query: "alpha", topK: 2, knowledgeBaseIds: [KB_C] }, ctx([KB_C]), {
+      db,
+      embedding: { model: "emb-1", embedQuery: async () => Promise.reject(new Error("embedding down")) },
+    });
+    expect(failing.hits[0]!.content).toBe("alpha passage");
+    expect(failing.diagnostics.builtin?.vector).toBe("error");
+  });
+});

@@ -1,0 +1,163 @@
+import "server-only";
+// Writes a file's chunks into the lexical (chunk_terms) and vector indexes. The ingestion job
+// runner and the benchmark both call replaceFileChunks; nothing else writes chunks.
+import { randomUUID } from "node:crypto";
+import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { termFrequencies, tokenize } from "./text/tokenize";
+import type { ChunkInput } from "./types";
+
+export interface ReplaceFileChunksArgs {
+  knowledgeId: string;
+  fileId: string;
+  chunks: ChunkInput[];
+  /** Vectors in the order of `chunks`; all made with `model`. Omit or null for lexical only. */
+  embeddings?: { model: string; vectors: number[][] } | null;
+}
+
+type Tx = Pick<PrismaClient, "$executeRawUnsafe" | "$queryRawUnsafe">;
+
+// Rows per INSERT … SELECT FROM unnest(…): one statement with one array parameter per column,
+// so the number of bind parameters does not grow with the batch.
+const CHUNK_BATCH = 1000;
+const TERM_BATCH = 20000;
+const TX_TIMEOUT_MS = 10 * 60_000;
+
+/** Serialise a vector for pgvector's text input; rejects NaN/Infinity (pgvector would too, less clearly). */
+export function vectorLiteral(v: readonly number[]): string {
+  for (const x of v) if (!Number.isFinite(x)) throw new Error("Embedding contains a non-finite number");
+  return `[${v.join(",")}]`;
+}
+
+export interface PreparedChunk {
+  id: string;
+  input: ChunkInput;
+  tokens: string[];
+  tf: Map<string, number>;
+  vector: string | null;
+}
+
+/** Tokenizes outside the transaction (CPU work must not hold row locks). */
+export function prepareChunks(args: ReplaceFileChunksArgs): PreparedChunk[] {
+  const { chunks, embeddings } = args;
+  if (embeddings) {
+    if (!embeddings.model) throw new Error("embeddings.model is required when vectors are given");
+    if (embeddings.vectors.length !== chunks.length) {
+      throw new Error(`Got ${embeddings.vectors.length} vectors for ${chunks.length} chunks`);
+    }
+    const dim = embeddings.vectors[0]?.length ?? 0;
+    if (embeddings.vectors.some((v) => v.length !== dim || dim === 0)) {
+      throw new Error("All vectors must have the same, non-zero dimension");
+    }
+  }
+  const seen = new Set<number>();
+  return chunks.map((c, i) => {
+    if (!Number.isInteger(c.ordinal) || seen.has(c.ordinal)) {
+      throw new Error(`Chunk ordinals must be distinct integers (got ${c.ordinal})`);
+    }
+    seen.add(c.ordinal);
+    // The heading path is part of what a chunk is about; index it with the body.
+    const tokens = tokenize(c.headingPath ? `${c.headingPath}\n${c.content}` : c.content);
+    return {
+      id: randomUUID(),
+      input: c,
+      tokens,
+      tf: termFrequencies(tokens),
+      vector: embeddings ? vectorLiteral(embeddings.vectors[i]!) : null,
+    };
+  });
+}
+
+async function deleteIn(tx: Tx, fileId: string): Promise<void> {
+  // chunk_terms first (it has its own file_id column, so no join), then the chunks.
+  await tx.$executeRawUnsafe(`DELETE FROM chunk_terms WHERE file_id = $1`, fileId);
+  await tx.$executeRawUnsafe(`DELETE FROM chunks WHERE file_id = $1`, fileId);
+}
+
+async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepared: PreparedChunk[], model: string | null) {
+  for (let start = 0; start < prepared.length; start += CHUNK_BATCH) {
+    const batch = prepared.slice(start, start + CHUNK_BATCH);
+    await tx.$executeRawUnsafe(
+      `INSERT INTO chunks (id, knowledge_id, file_id, ordinal, content, page_start, page_end, heading_path,
+                           tokens, token_count, embedding, embedding_model)
+       SELECT u.id, $1, $2, u.ordinal, u.content, u.page_start, u.page_end, u.heading_path, u.tokens,
+              u.token_count, u.embedding::vector, CASE WHEN u.embedding IS NULL THEN NULL ELSE $12 END
+       FROM unnest($3::text[], $4::int[], $5::text[], $6::int[], $7::int[], $8::text[], $9::text[], $10::int[], $11::text[])
+            AS u(id, ordinal, content, page_start, page_end, heading_path, tokens, token_count, embedding)`,
+      knowledgeId,
+      fileId,
+      batch.map((p) => p.id),
+      batch.map((p) => p.input.ordinal),
+      batch.map((p) => p.input.content),
+      batch.map((p) => p.input.pageStart),
+      batch.map((p) => p.input.pageEnd),
+      batch.map((p) => p.input.headingPath ?? ""),
+      batch.map((p) => p.tokens.join(" ")),
+      batch.map((p) => p.tokens.length),
+      batch.map((p) => p.vector),
+      model,
+    );
+  }
+  let ids: string[] = [];
+  let terms: string[] = [];
+  let tfs: number[] = [];
+  const flush = async () => {
+    if (!ids.length) return;
+    await tx.$executeRawUnsafe(
+      `INSERT INTO chunk_terms (chunk_id, knowledge_id, file_id, term, tf)
+       SELECT u.chunk_id, $1, $2, u.term, u.tf FROM unnest($3::text[], $4::text[], $5::int[]) AS u(chunk_id, term, tf)`,
+      knowledgeId,
+      fileId,
+      ids,
+      terms,
+      tfs,
+    );
+    ids = [];
+    terms = [];
+    tfs = [];
+  };
+  for (const p of prepared) {
+    for (const [term, tf] of p.tf) {
+      ids.push(p.id);
+      terms.push(term);
+      tfs.push(tf);
+    }
+    if (ids.length >= TERM_BATCH) await flush();
+  }
+  await flush();
+}
+
+/**
+ * Replaces every chunk of one file, in ONE transaction: old chunks and their terms are deleted,
+ * the new chunks are inserted with their tokens, their (term, tf) postings and, when given,
+ * their vectors. Running it twice leaves exactly one copy. Returns the number of chunks written.
+ * Chunks with empty content are kept out of the lexical index only if they have no tokens.
+ */
+export async function replaceFileChunks(db: PrismaClient, args: ReplaceFileChunksArgs): Promise<number> {
+  const prepared = prepareChunks(args);
+  const model = args.embeddings?.model ?? null;
+  await db.$transaction(
+    async (tx) => {
+      // Serialise writers of the same file (two job attempts racing) so the result is one copy.
+      await tx.$queryRawUnsafe(`SELECT id FROM knowledge_files WHERE id = $1 FOR UPDATE`, args.fileId);
+      await deleteIn(tx, args.fileId);
+      await insertPrepared(tx, args.knowledgeId, args.fileId, prepared, model);
+    },
+    { timeout: TX_TIMEOUT_MS, maxWait: 60_000 },
+  );
+  return prepared.length;
+}
+
+/** Deletes a file's chunks and postings (the file row itself is the caller's). Returns chunks removed. */
+export async function deleteFileChunks(db: PrismaClient, fileId: string): Promise<number> {
+  return db.$transaction(
+    async (tx) => {
+      const rows = await tx.$queryRawUnsafe<{ n: bigint | number }[]>(
+        `SELECT count(*) AS n FROM chunks WHERE file_id = $1`,
+        fileId,
+      );
+      await deleteIn(tx, fileId);
+      return Number(rows[0]?.n ?? 0);
+    },
+    { timeout: TX_TIMEOUT_MS, maxWait: 60_000 },
+  );
+}

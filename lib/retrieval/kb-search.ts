@@ -1,0 +1,205 @@
+import "server-only";
+// The built-in knowledge-base search pipeline: lexical BM25 (always) + vector (when an embedding
+// function is injected) → calibrated fusion → dedupe → optional rerank → MMR → sorted hits.
+import type { PrismaClient } from "@/lib/generated/prisma/client";
+import {
+  applyRerank,
+  calibrateCosine,
+  calibrateLexical,
+  DEFAULT_LEXICAL_CALIBRATION,
+  fuseScores,
+  lexicalRatio,
+  type LexicalCalibration,
+} from "./calibrate";
+import { lexicalSearch } from "./lexical";
+import { mmrSelect } from "./mmr";
+import { tokenize } from "./text/tokenize";
+import type { RetrievalHit } from "./types";
+import { knowledgesNeedingReindex, vectorSearch, type EmbeddingFunction } from "./vector";
+
+export const BUILTIN_SOURCE_TYPE = "knowledge-base";
+
+export type RerankFunction = (query: string, documents: string[], signal: AbortSignal) => Promise<number[]>;
+
+export interface KbSearchParams {
+  db: Pick<PrismaClient, "$queryRawUnsafe">;
+  query: string;
+  knowledgeIds: string[];
+  fileIds?: string[] | null;
+  topK: number;
+  candidatePool: number;
+  signal: AbortSignal;
+  embedding?: EmbeddingFunction | null;
+  rerank?: RerankFunction | null;
+  calibration?: LexicalCalibration;
+  /** MMR trade-off; 1 = relevance only. */
+  mmrLambda?: number;
+}
+
+export interface KbSearchDiagnostics {
+  lexicalMs: number;
+  vector: "off" | "ok" | "error";
+  vectorError?: string;
+  rerank: "off" | "ok" | "error";
+  /** KBs holding vectors of another model (those are never compared; the KB needs re-indexing). */
+  reindexRequired: string[];
+  candidates: number;
+}
+
+interface Candidate {
+  chunkId: string;
+  lex: number | null;
+  lexRaw: number;
+  vec: number | null;
+  score: number;
+}
+
+interface ChunkRow {
+  id: string;
+  knowledge_id: string;
+  file_id: string;
+  file_name: string;
+  page_start: number | null;
+  page_end: number | null;
+  heading_path: string;
+  content: string;
+  tokens: string;
+}
+
+function throwIfAborted(signal: AbortSignal) {
+  if (signal.aborted) throw signal.reason ?? new DOMException("Aborted", "AbortError");
+}
+
+export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: RetrievalHit[]; diagnostics: KbSearchDiagnostics }> {
+  const diagnostics: KbSearchDiagnostics = { lexicalMs: 0, vector: "off", rerank: "off", reindexRequired: [], candidates: 0 };
+  if (!p.knowledgeIds.length || (p.fileIds && !p.fileIds.length)) return { hits: [], diagnostics };
+  throwIfAborted(p.signal);
+  const tokens = tokenize(p.query);
+  const t0 = performance.now();
+  const lexicalP = lexicalSearch(p.db, { knowledgeIds: p.knowledgeIds, fileIds: p.fileIds, tokens, limit: p.candidatePool }).then(
+    (r) => {
+      diagnostics.lexicalMs = performance.now() - t0;
+      return r;
+    },
+  );
+  const vectorP = (async () => {
+    if (!p.embedding) return [];
+    try {
+      const [stale, qv] = await Promise.all([
+        knowledgesNeedingReindex(p.db, p.knowledgeIds, p.embedding.model),
+        p.embedding.embedQuery(p.query, p.signal),
+      ]);
+      // Reported so the UI can offer re-indexing; vectors of other models are never compared
+      // (vectorSearch filters on the model), same-model vectors of those KBs still count.
+      diagnostics.reindexRequired = stale;
+      const hits = await vectorSearch(p.db, {
+        knowledgeIds: p.knowledgeIds,
+        fileIds: p.fileIds,
+        vector: qv,
+        model: p.embedding.model,
+        limit: p.candidatePool,
+      });
+      diagnostics.vector = "ok";
+      return hits;
+    } catch (e) {
+      if (p.signal.aborted) throw e;
+      // The lexical signal still answers; the caller sees the failure in diagnostics.
+      diagnostics.vector = "error";
+      diagnostics.vectorError = e instanceof Error ? e.message : String(e);
+      return [];
+    }
+  })();
+  const [lex, vec] = await Promise.all([lexicalP, vectorP]);
+  throwIfAborted(p.signal);
+
+  const idfMass = lex.terms.reduce((s, t) => s + t.qtf * t.idf, 0);
+  const byId = new Map<string, Candidate>();
+  for (const h of lex.hits) {
+    byId.set(h.chunkId, {
+      chunkId: h.chunkId,
+      lexRaw: h.score,
+      lex: calibrateLexical(lexicalRatio(h.score, idfMass), p.calibration ?? DEFAULT_LEXICAL_CALIBRATION),
+      vec: null,
+      score: 0,
+    });
+  }
+  for (const h of vec) {
+    const c = byId.get(h.chunkId) ?? { chunkId: h.chunkId, lexRaw: 0, lex: null, vec: null, score: 0 };
+    c.vec = calibrateCosine(h.cosine);
+    byId.set(h.chunkId, c);
+  }
+  const cands = [...byId.values()];
+  for (const c of cands) c.score = fuseScores(c.lex, c.vec);
+  diagnostics.candidates = cands.length;
+  if (!cands.length) return { hits: [], diagnostics };
+
+  const rows = await p.db.$queryRawUnsafe<ChunkRow[]>(
+    `SELECT c.id, c.knowledge_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, c.tokens
+     FROM chunks c JOIN knowledge_files f ON f.id = c.file_id
+     WHERE c.id = ANY($1::text[])`,
+    cands.map((c) => c.chunkId),
+  );
+  const rowById = new Map(rows.map((r) => [r.id, r]));
+  // Dedupe: same chunk id is already merged; identical content (a file uploaded twice under
+  // another name, repeated boilerplate) keeps its best-scored copy.
+  cands.sort((a, b) => b.score - a.score || b.lexRaw - a.lexRaw || (a.chunkId < b.chunkId ? -1 : 1));
+  const seenContent = new Set<string>();
+  let pool: { c: Candidate; r: ChunkRow }[] = [];
+  for (const c of cands) {
+    const r = rowById.get(c.chunkId);
+    if (!r) continue; // deleted between the two statements
+    const key = r.content.replace(/\s+/g, " ").trim();
+    if (seenContent.has(key)) continue;
+    seenContent.add(key);
+    pool.push({ c, r });
+  }
+
+  if (p.rerank && pool.length) {
+    try {
+      const scores = await p.rerank(p.query, pool.map((x) => x.r.content), p.signal);
+      if (scores.length === pool.length) {
+        pool.forEach((x, i) => (x.c.score = applyRerank(x.c.score, scores[i])));
+        diagnostics.rerank = "ok";
+      } else diagnostics.rerank = "error";
+    } catch (e) {
+      if (p.signal.aborted) throw e;
+      diagnostics.rerank = "error";
+    }
+    pool.sort((a, b) => b.c.score - a.c.score);
+  }
+
+  const lambda = p.mmrLambda ?? 0.85;
+  if (lambda < 1 && pool.length > p.topK) {
+    const picked = mmrSelect(
+      pool.map((x) => ({ relevance: x.c.score, tokens: new Set(x.r.tokens ? x.r.tokens.split(" ") : []) })),
+      p.topK,
+      lambda,
+    );
+    pool = picked.map((i) => pool[i]!);
+  } else pool = pool.slice(0, p.topK);
+  pool.sort((a, b) => b.c.score - a.c.score || b.c.lexRaw - a.c.lexRaw);
+
+  const hits: RetrievalHit[] = pool.map(({ c, r }) => ({
+    id: r.id,
+    chunkId: r.id,
+    fileId: r.file_id,
+    fileName: r.file_name,
+    knowledgeId: r.knowledge_id,
+    pageStart: r.page_start,
+    pageEnd: r.page_end,
+    headingPath: r.heading_path,
+    content: r.content,
+    score: c.score,
+    sourceType: BUILTIN_SOURCE_TYPE,
+    sourceId: r.file_id,
+    sourceUri: null,
+    sourceName: r.file_name,
+    untrusted: true,
+    metadata: { lexical: c.lex === null ? null : round(c.lex), vector: c.vec === null ? null : round(c.vec) },
+  }));
+  return { hits, diagnostics };
+}
+
+function round(x: number) {
+  return Math.round(x * 10000) / 10000;
+}

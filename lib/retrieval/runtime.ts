@@ -1,0 +1,130 @@
+import "server-only";
+// Composition root of retrieval (seed 000 "one composition root"): builds the provider registry
+// once from the environment — the built-in KB provider first, then EXTERNAL_PROVIDERS — and
+// closes the providers once at shutdown (lib/server/boot.ts calls closeRetrievalRuntime).
+import { z } from "zod";
+import { getDb } from "@/lib/db/client";
+import { getEnv } from "@/lib/env";
+import { retrieve, type ExternalSource, type RetrieveOptions, type RetrievalResultWithDiagnostics } from "./core";
+import { createBuiltinKbProvider } from "./providers/builtin-kb";
+import { createHttpProvider } from "./providers/http-provider";
+import { ProviderValidationError, type ProviderContext } from "./providers/protocol";
+import { ProviderRegistry } from "./providers/registry";
+import type { RetrievalContext, RetrievalRequest } from "./types";
+
+const externalProviderSchema = z.object({
+  type: z.literal("http"),
+  key: z.string(),
+  label: z.string().min(1),
+  url: z.string(),
+  /** Name of the environment variable that holds the bearer token (the secret stays in env). */
+  tokenEnv: z.string().optional(),
+  timeoutMs: z.number().int().min(100).max(120000).optional(),
+  capabilities: z
+    .object({ filters: z.boolean(), scores: z.boolean(), citations: z.boolean(), list_documents: z.boolean() })
+    .partial()
+    .optional(),
+});
+export type ExternalProviderConfig = z.infer<typeof externalProviderSchema>;
+
+/** A conversation's binding of an external source (SPEC §8 external_knowledge_refs). */
+export interface ExternalRefBinding {
+  provider: string;
+  mode: "explicit" | "all_accessible";
+  id: string;
+}
+
+export interface RetrievalRuntime {
+  registry: ProviderRegistry;
+  /** retrieve() with the app database, env min_score and provider timeout, and the bound external sources. */
+  retrieve(
+    request: RetrievalRequest,
+    ctx: RetrievalContext,
+    opts?: Omit<RetrieveOptions, "externalProviders"> & { externalRefs?: ExternalRefBinding[] },
+  ): Promise<RetrievalResultWithDiagnostics>;
+  close(): Promise<void>;
+}
+
+export function parseExternalProviders(json: string | undefined): ExternalProviderConfig[] {
+  if (!json || !json.trim()) return [];
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (e) {
+    throw new ProviderValidationError(`EXTERNAL_PROVIDERS is not valid JSON: ${(e as Error).message}`);
+  }
+  const parsed = z.array(externalProviderSchema).safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  EXTERNAL_PROVIDERS[${i.path.join(".")}]: ${i.message}`);
+    throw new ProviderValidationError(`EXTERNAL_PROVIDERS is invalid:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}
+
+/** Resolves bindings to the sources to ask; unknown provider keys are ignored (the binding outlived its provider). */
+export function externalSourcesFor(registry: ProviderRegistry, refs: ExternalRefBinding[] | undefined): ExternalSource[] {
+  const byKey = new Map<string, ExternalSource>();
+  for (const ref of refs ?? []) {
+    const entry = registry.get(ref.provider);
+    if (!entry || entry.builtin) continue;
+    const src = byKey.get(ref.provider) ?? { provider: entry.provider, description: entry.description, knowledgeBaseIds: [] };
+    if (ref.mode === "explicit" && ref.id && !src.knowledgeBaseIds!.includes(ref.id)) src.knowledgeBaseIds!.push(ref.id);
+    byKey.set(ref.provider, src);
+  }
+  return [...byKey.values()];
+}
+
+export function buildRetrievalRuntime(): RetrievalRuntime {
+  const env = getEnv();
+  const registry = new ProviderRegistry(
+    createBuiltinKbProvider({
+      getDb,
+      // The provider endpoint passes the caller's access targets through the context.
+      readableKnowledgeIds: (ctx: ProviderContext) =>
+        (ctx as ProviderContext & { readableKnowledgeIds?: ReadonlySet<string> }).readableKnowledgeIds ?? new Set<string>(),
+    }),
+  );
+  for (const cfg of parseExternalProviders(env.EXTERNAL_PROVIDERS)) {
+    const token = cfg.tokenEnv ? process.env[cfg.tokenEnv] : undefined;
+    if (cfg.tokenEnv && !token) throw new ProviderValidationError(`provider "${cfg.key}": environment variable ${cfg.tokenEnv} is not set`);
+    registry.register(
+      createHttpProvider({
+        key: cfg.key,
+        label: cfg.label,
+        url: cfg.url,
+        token,
+        capabilities: cfg.capabilities,
+        timeoutMs: cfg.timeoutMs ?? env.PROVIDER_TIMEOUT_MS,
+        allowLoopback: env.ALLOW_LOOPBACK_PROVIDERS,
+      }),
+    );
+  }
+  return {
+    registry,
+    async retrieve(request, ctx, opts = {}) {
+      const { externalRefs, ...rest } = opts;
+      return retrieve(request, ctx, {
+        minScore: env.RETRIEVAL_MIN_SCORE,
+        timeoutMs: env.PROVIDER_TIMEOUT_MS,
+        db: await getDb(),
+        ...rest,
+        externalProviders: externalSourcesFor(registry, externalRefs),
+      });
+    },
+    close: () => registry.close(),
+  };
+}
+
+const g = globalThis as unknown as { __kaRetrieval?: RetrievalRuntime };
+
+/** The process-wide runtime, built on first use (boot calls it so bad providers fail the start). */
+export function getRetrievalRuntime(): RetrievalRuntime {
+  g.__kaRetrieval ??= buildRetrievalRuntime();
+  return g.__kaRetrieval;
+}
+
+/** Closes every provider once; safe to call more than once. */
+export async function closeRetrievalRuntime(): Promise<void> {
+  const rt = g.__kaRetrieval;
+  if (rt) await rt.close();
+}
