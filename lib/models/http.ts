@@ -1,0 +1,161 @@
+// Shared request machinery of the model clients: one ModelCall per upstream request links the
+// caller's AbortSignal with a timeout, and turns every failure into exactly one of
+//   - an AbortError, when the caller aborted (callers must tell a user's stop from an outage);
+//   - the client's own error type (built by `makeError`), with a message free of secrets.
+// Keys are sent only in the Authorization header and are redacted from anything echoed back.
+
+export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
+
+export interface ModelCallOptions {
+  /** Used as the message prefix, e.g. "Chat model". */
+  label: string;
+  url: string;
+  apiKey?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  makeError: (message: string, details: { status?: number; endpoint: string }) => Error;
+}
+
+export function endpointUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, "")}/${path}`;
+}
+
+/** Origin + path only: gateways sometimes carry credentials in userinfo or the query string. */
+export function describeEndpoint(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return "<invalid URL>";
+  }
+}
+
+export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join("***");
+  // Provider error bodies often echo a (partial) key; mask anything key-shaped as well.
+  return out.replace(/\b(sk|ak|key)-[A-Za-z0-9_\-*.]{6,}/g, "$1-***");
+}
+
+export function abortError(): Error {
+  return new DOMException("The operation was aborted.", "AbortError");
+}
+
+export function isAbortError(e: unknown): boolean {
+  return typeof e === "object" && e !== null && (e as { name?: unknown }).name === "AbortError";
+}
+
+/** Errors built by a ModelCall pass through classify() unchanged. */
+const ownErrors = new WeakSet<Error>();
+
+export class ModelCall {
+  readonly endpoint: string;
+  private readonly controller = new AbortController();
+  private readonly timeoutMs: number;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timedOut = false;
+  private readonly onCallerAbort = () => this.controller.abort();
+
+  constructor(private readonly opts: ModelCallOptions) {
+    this.endpoint = describeEndpoint(opts.url);
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
+    if (opts.signal?.aborted) this.controller.abort();
+    else opts.signal?.addEventListener("abort", this.onCallerAbort, { once: true });
+    this.touch();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Restarts the timeout; streams call it per received chunk so it bounds silence, not length. */
+  touch(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort();
+    }, this.timeoutMs);
+  }
+
+  /** Always called when the call ends: aborting a finished fetch is a no-op, an unfinished one closes its socket. */
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.opts.signal?.removeEventListener("abort", this.onCallerAbort);
+    this.controller.abort();
+  }
+
+  fail(message: string, status?: number): Error {
+    const err = this.opts.makeError(redactSecrets(`${this.opts.label} ${message}`, [this.opts.apiKey]), {
+      status,
+      endpoint: this.endpoint,
+    });
+    ownErrors.add(err);
+    return err;
+  }
+
+  classify(err: unknown): Error {
+    if (this.opts.signal?.aborted) return abortError();
+    if (err instanceof Error && ownErrors.has(err)) return err;
+    if (this.timedOut) return this.fail(`timed out after ${this.timeoutMs} ms without data (${this.endpoint}).`);
+    return this.fail(`request to ${this.endpoint} failed: ${networkReason(err)}.`);
+  }
+
+  /** POSTs JSON; non-2xx becomes a failure carrying status and a short, redacted body excerpt. */
+  async post(body: unknown, accept: string): Promise<Response> {
+    let res: Response;
+    try {
+      res = await fetch(this.opts.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept,
+          ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}),
+        },
+        body: JSON.stringify(body),
+        signal: this.signal,
+        redirect: "error",
+      });
+    } catch (e) {
+      throw this.classify(e);
+    }
+    if (!res.ok) {
+      const text = await res.text().catch(() => "");
+      throw this.fail(`returned HTTP ${res.status} from ${this.endpoint}: ${errorExcerpt(text)}`, res.status);
+    }
+    return res;
+  }
+
+  async readJson(res: Response): Promise<unknown> {
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (e) {
+      throw this.classify(e);
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw this.fail(`returned a response that is not JSON (${this.endpoint}).`);
+    }
+  }
+}
+
+function networkReason(err: unknown): string {
+  const e = err as { message?: string; cause?: { code?: string; message?: string } } | undefined;
+  const cause = e?.cause?.code ?? e?.cause?.message;
+  return [e?.message, cause].filter(Boolean).join(": ") || "unknown error";
+}
+
+/** The provider's own error message if the body is JSON, else the raw text; bounded either way. */
+function errorExcerpt(text: string): string {
+  let msg = text;
+  try {
+    const j = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    const m = typeof j.error === "string" ? j.error : (j.error?.message ?? j.message);
+    if (typeof m === "string") msg = m;
+  } catch {
+    // not JSON: keep the text
+  }
+  msg = msg.replace(/\s+/g, " ").trim();
+  return msg.length > 300 ? `${msg.slice(0, 300)}…` : msg || "(empty body)";
+}
