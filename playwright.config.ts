@@ -40,8 +40,8 @@ export default defineConfig({
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
   webServer: [
     {
-      command: `node --conditions=react-server --import tsx e2e/support/fake-openai-server.ts --port ${PORTS.fakeModel} --tokens-ms 40`,
-      url: `http://127.0.0.1:${PORTS.fakeModel}/health`,
+      command: `node --import tsx e2e/support/fake-openai-server.ts --port ${PORTS.fakeModel} --tokens-ms 40`,
+      url: `http://127.0.0.1:${PORTS.fakeModel}/__fake/state`,
       reuseExistingServer: false,
       timeout: 30_000,
     },

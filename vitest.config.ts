@@ -13,13 +13,13 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", include: ["lib/**/*.test.ts", "components/**/*.test.ts", "tests/unit/**/*.test.ts"], environment: "node" },
+        test: { name: "unit", include: ["lib/**/*.test.ts", "components/**/*.test.ts"], environment: "node" },
       },
       {
         resolve: { alias },
         test: {
           name: "integration",
-          include: ["e2e/integration/**/*.test.ts", "tests/integration/**/*.test.ts"],
+          include: ["e2e/integration/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -9,7 +9,7 @@ afterAll(() => {
 
 describe("fake OpenAI server as a separate process", () => {
   it("prints its URL, serves streams, and can be scripted over HTTP", async () => {
-    child = spawn(process.execPath, ["--import", "tsx", "tests/support/fake-openai-server.ts", "--port", "0", "--tokens-ms", "1"], {
+    child = spawn(process.execPath, ["--import", "tsx", "e2e/support/fake-openai-server.ts", "--port", "0", "--tokens-ms", "1"], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     const baseUrl = await new Promise<string>((resolve, reject) => {

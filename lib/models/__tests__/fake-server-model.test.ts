@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   cosine, fakeEmbedding, fakeGroundedReply, parseCliArgs, tokenize,
-} from "@/tests/support/fake-openai-server";
+} from "@/e2e/support/fake-openai-server";
 
 describe("fake server's deterministic model", () => {
   it("embeddings are deterministic, unit length, and similar for similar texts", () => {

@@ -3,7 +3,7 @@ import { AppError } from "@/lib/errors";
 import { embedTexts, type EmbedRequest } from "@/lib/models/embeddings";
 import { isAbortError } from "@/lib/models/http";
 import { RerankUnavailableError, rerank, type RerankRequest } from "@/lib/models/rerank";
-import { fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from "@/tests/support/fake-openai-server";
+import { fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from "@/e2e/support/fake-openai-server";
 
 let fake: FakeOpenAI;
 beforeAll(async () => {

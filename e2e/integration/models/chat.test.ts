@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
 import { completeChat, streamChat, type ChatRequest, type ChatStreamEvent } from "@/lib/models/chat";
 import { isAbortError } from "@/lib/models/http";
-import { startFakeOpenAI, type FakeOpenAI } from "@/tests/support/fake-openai-server";
+import { startFakeOpenAI, type FakeOpenAI } from "@/e2e/support/fake-openai-server";
 
 const KEY = "sk-test-0123456789abcdef";
 let fake: FakeOpenAI;

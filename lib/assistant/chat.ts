@@ -1,0 +1,355 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { Principal } from "@/lib/auth/session";
+import { requireKnowledgeAccess, readableKnowledgeIds } from "@/lib/auth/access";
+import { getDb, type Db } from "@/lib/db/client";
+import { getKnowledgeSummary } from "@/lib/db/knowledges";
+import { getEnv } from "@/lib/env";
+import { AppError, isAppError } from "@/lib/errors";
+import { completeChat, streamChat, thinkingOffExtras, type ChatMessage, type ChatUsage } from "@/lib/models/chat";
+import { getModelConfig, type ChatModelConfig } from "@/lib/models/config";
+import { isAbortError } from "@/lib/models/http";
+import { getRetrievalRuntime } from "@/lib/retrieval/runtime";
+import type { RetrievalHit, SourceSummary } from "@/lib/retrieval/types";
+import { acquireTurn, createConversation, findConversation, loadHistory, releaseTurn, saveMessage } from "./conversations";
+import { bindExternalRefs, listExternalRefs, type ExternalRef } from "./external-refs";
+import { composeExtractiveAnswer, pieces } from "./engines/extractive";
+import { MarkerFilter } from "./markers";
+import {
+  buildCreativeMessages,
+  buildGroundedMessages,
+  buildRelatedMessages,
+  buildRewriteMessages,
+  selectContext,
+  type ContextBlock,
+} from "./prompt";
+import { toReferences, type ReferenceItem } from "./references";
+import { parseRelated, relatedFromReferences } from "./related";
+import { createSseStream, type SseWriter } from "./sse-writer";
+
+export type AnswerMode = "grounded" | "references_only" | "creative";
+
+export interface ChatInput {
+  message: string;
+  top_k: number;
+  file_ids: string[] | null;
+  conversation_id: string | null;
+  history_limit: number;
+  answer_mode: AnswerMode;
+  use_query_rewrite: boolean;
+  min_score: number | null;
+  external_knowledge_refs: ExternalRef[];
+}
+
+export const MAX_MESSAGE_CHARS = 2000;
+const ZERO_USAGE: ChatUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+const NO_BASIS_ZH = "当前知识库未检索到足够依据。";
+
+interface Prepared {
+  db: Db;
+  principal: Principal;
+  knowledgeId: string;
+  input: ChatInput;
+  question: string;
+  conversationId: string;
+  turnId: string;
+  userMessageId: string;
+  assistantMessageId: string;
+  readable: Set<string>;
+}
+
+/**
+ * Everything that can fail before the stream opens (SPEC §5 validation, access, KB state,
+ * conversation ownership and the one-turn-at-a-time lease) throws AppError here, so the route
+ * answers with the JSON envelope. The user message is saved before any streaming.
+ */
+export async function prepareChatTurn(principal: Principal, knowledgeId: string, input: ChatInput): Promise<Prepared> {
+  const db = await getDb();
+  const question = input.message.trim();
+  if (question.length === 0) throw new AppError("MESSAGE_EMPTY");
+  if ([...question].length > MAX_MESSAGE_CHARS) throw new AppError("MESSAGE_TOO_LONG", `The question is longer than ${MAX_MESSAGE_CHARS} characters.`);
+
+  const access = await requireKnowledgeAccess(principal.user.id, knowledgeId, "read");
+  if (!access.assistantEnabled) throw new AppError("FORBIDDEN", "The assistant is not enabled for you on this knowledge base.");
+  const kb = await getKnowledgeSummary(db, principal.user.id, knowledgeId);
+  if (kb.file_count === 0) throw new AppError("KNOWLEDGE_EMPTY");
+  if (kb.ready_file_count === 0) throw new AppError("KNOWLEDGE_NOT_READY");
+
+  if (input.file_ids && input.file_ids.length > 0) {
+    const ids = [...new Set(input.file_ids)];
+    const files = await db.knowledgeFile.findMany({ where: { id: { in: ids }, knowledgeId }, select: { id: true, status: true } });
+    // Ids outside this KB all answer the same way, whether they exist elsewhere or not.
+    if (files.length !== ids.length) throw new AppError("FILE_NOT_IN_KNOWLEDGE");
+    const notReady = files.find((f) => f.status !== "success");
+    if (notReady) throw new AppError("FILE_NOT_SEARCHABLE", `File ${notReady.id} is not searchable yet.`);
+  }
+
+  const conversation = input.conversation_id
+    ? await findConversation(db, principal.user.id, knowledgeId, input.conversation_id)
+    : await createConversation(db, principal.user.id, knowledgeId, question);
+  const turnId = randomUUID();
+  await acquireTurn(db, conversation.id, turnId);
+  try {
+    if (input.external_knowledge_refs.length > 0) await bindExternalRefs(db, conversation.id, input.external_knowledge_refs);
+    const userMessageId = await saveMessage(db, { conversationId: conversation.id, role: "user", content: question });
+    return {
+      db,
+      principal,
+      knowledgeId,
+      input,
+      question,
+      conversationId: conversation.id,
+      turnId,
+      userMessageId,
+      assistantMessageId: randomUUID(),
+      readable: await readableKnowledgeIds(principal.user.id),
+    };
+  } catch (e) {
+    await releaseTurn(db, conversation.id, turnId);
+    throw e;
+  }
+}
+
+interface TurnOutcome {
+  content: string;
+  references: ReferenceItem[];
+  usage: ChatUsage;
+  finishReason: string;
+  engine: string;
+  metadata: Record<string, unknown>;
+}
+
+/** Runs the streamed part of a turn. The returned stream is the SSE body. */
+export function streamChatTurn(p: Prepared, requestSignal: AbortSignal): ReadableStream<Uint8Array> {
+  const { stream, writer } = createSseStream();
+  // Model and provider calls stop when either the request or the stream itself is cancelled.
+  const signal = AbortSignal.any([requestSignal, writer.clientGone]);
+  void runTurn(p, writer, signal);
+  return stream;
+}
+
+async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<void> {
+  const env = getEnv();
+  const models = getModelConfig();
+  const outcome: TurnOutcome = {
+    content: "",
+    references: [],
+    usage: { ...ZERO_USAGE },
+    finishReason: "stop",
+    engine: p.input.answer_mode === "references_only" ? "none" : models.chat ? `model:${models.chat.model}` : "extractive",
+    metadata: {},
+  };
+  try {
+    w.send("start", { conversation_id: p.conversationId, message_id: p.assistantMessageId });
+    const history = await loadHistory(p.db, p.conversationId, p.input.history_limit).then((h) =>
+      // The question just saved is the last history entry; it goes into the prompt separately.
+      h.slice(0, -1),
+    );
+
+    let query = p.question;
+    if (p.input.use_query_rewrite && models.chat) {
+      query = await rewriteQuery(models.chat, p.question, history, signal);
+      outcome.metadata.rewritten_query = query;
+    }
+    w.send("retrieval", { status: "searching", query });
+
+    const minScore = p.input.min_score ?? env.RETRIEVAL_MIN_SCORE;
+    const externalRefs = await listExternalRefs(p.db, p.conversationId);
+    const result = await getRetrievalRuntime().retrieve(
+      {
+        query,
+        topK: p.input.top_k,
+        knowledgeBaseIds: [p.knowledgeId],
+        filters: p.input.file_ids?.length ? { fileIds: p.input.file_ids } : null,
+      },
+      {
+        ownerId: p.principal.user.id,
+        sessionId: p.principal.sessionId,
+        turnId: p.turnId,
+        traceId: p.assistantMessageId,
+        signal,
+        readableKnowledgeIds: p.readable,
+      },
+      { minScore, externalRefs: externalRefs.map((r) => ({ provider: r.provider, mode: r.mode as "explicit" | "all_accessible", id: r.id })) },
+    );
+    const hits = result.hits.filter((h) => h.score >= minScore).slice(0, p.input.top_k);
+    outcome.metadata.sources = result.sources;
+    w.send("retrieval", { status: "done", hit_count: hits.length, sources: summarize(result.sources, hits) });
+
+    if (hits.length === 0 && p.input.answer_mode === "grounded") {
+      outcome.finishReason = "no_context";
+      outcome.engine = "none";
+      outcome.metadata.error_code = "NO_RELEVANT_CONTEXT";
+      w.send("error", { code: "NO_RELEVANT_CONTEXT", message: "未在当前知识库中找到相关内容，请换个说法或上传相关文件。" });
+      return;
+    }
+
+    outcome.references = toReferences(hits);
+    w.send("references", { items: outcome.references });
+    const context = selectContext(hits, {
+      maxChunks: env.PROMPT_MAX_CHUNKS,
+      charsPerChunk: env.PROMPT_CHUNK_CHARS,
+      totalChars: env.PROMPT_MAX_CHUNKS * env.PROMPT_CHUNK_CHARS,
+    });
+
+    if (p.input.answer_mode !== "references_only") {
+      const filter = new MarkerFilter((n) => n >= 1 && n <= outcome.references.length);
+      const emit = (text: string) => {
+        const clean = filter.push(text);
+        if (clean) {
+          outcome.content += clean;
+          w.send("delta", { text: clean });
+        }
+      };
+      if (models.chat) {
+        await answerWithModel(models.chat, p, history, hits, context, emit, outcome, signal);
+      } else {
+        answerExtractively(p, context, emit);
+      }
+      const tail = filter.flush();
+      if (tail) {
+        outcome.content += tail;
+        w.send("delta", { text: tail });
+      }
+      outcome.metadata.removed_markers = filter.removed;
+      const related = await relatedQuestions(models.chat, p.question, context, signal);
+      if (related.length > 0) w.send("related_questions", { items: related });
+    }
+    signal.throwIfAborted();
+    w.send("done", {
+      message_id: p.assistantMessageId,
+      finish_reason: outcome.finishReason,
+      usage: outcome.usage,
+      engine: outcome.engine.startsWith("model:") ? "model" : outcome.engine,
+    });
+  } catch (e) {
+    if (signal.aborted || isAbortError(e)) {
+      outcome.finishReason = "aborted";
+    } else {
+      const code = isAppError(e) ? e.code : "INTERNAL_ERROR";
+      if (!isAppError(e)) console.error("[assistant] turn failed", e);
+      outcome.finishReason = "error";
+      outcome.metadata.error_code = code;
+      w.send("error", { code, message: isAppError(e) ? e.message : "Something went wrong on our side." });
+    }
+  } finally {
+    w.close();
+    await persistOutcome(p, outcome).catch((e) => console.error("[assistant] could not save the answer", e));
+  }
+}
+
+function summarize(sources: SourceSummary[], kept: RetrievalHit[]): SourceSummary[] {
+  // Counts after the min_score filter, so the summary matches the references shown.
+  return sources.map((s) => {
+    const count = kept.filter((h) => h.sourceType === s.source_type).length;
+    const status = s.status === "ok" && count === 0 ? "empty" : s.status;
+    return { source_type: s.source_type, status, count };
+  });
+}
+
+async function rewriteQuery(chat: ChatModelConfig, question: string, history: ChatMessage[], signal: AbortSignal): Promise<string> {
+  if (history.length === 0) return question;
+  const res = await completeChat({
+    baseUrl: chat.baseUrl,
+    apiKey: chat.apiKey,
+    model: chat.model,
+    messages: buildRewriteMessages(question, history),
+    temperature: 0,
+    maxTokens: 120,
+    signal,
+    extraBody: thinkingOffExtras(chat.model, chat.baseUrl),
+    timeoutMs: chat.timeoutMs,
+  });
+  const line = res.text.split("\n").map((s) => s.trim()).find(Boolean);
+  return line ? [...line].slice(0, 80).join("") : question;
+}
+
+async function answerWithModel(
+  chat: ChatModelConfig,
+  p: Prepared,
+  history: ChatMessage[],
+  hits: RetrievalHit[],
+  context: ContextBlock[],
+  emit: (t: string) => void,
+  outcome: TurnOutcome,
+  signal: AbortSignal,
+): Promise<void> {
+  const messages =
+    hits.length === 0 ? buildCreativeMessages(p.question, history) : buildGroundedMessages(p.question, history, context);
+  if (hits.length === 0) emit(`${NO_BASIS_ZH}以下为一般性建议，不是知识库结论：\n\n`);
+  try {
+    for await (const ev of streamChat({
+      baseUrl: chat.baseUrl,
+      apiKey: chat.apiKey,
+      model: chat.model,
+      messages,
+      temperature: chat.temperature,
+      maxTokens: chat.maxTokens,
+      signal,
+      extraBody: thinkingOffExtras(chat.model, chat.baseUrl),
+      timeoutMs: chat.timeoutMs,
+    })) {
+      if (ev.type === "delta") emit(ev.text);
+      else if (ev.type === "usage") outcome.usage = ev.usage;
+      else if (ev.type === "finish") outcome.finishReason = ev.reason === "length" ? "length" : "stop";
+    }
+  } catch (e) {
+    // The partial answer is kept and marked; the error event tells the client what happened.
+    if (outcome.content) outcome.metadata.partial = true;
+    throw e;
+  }
+}
+
+function answerExtractively(p: Prepared, context: ContextBlock[], emit: (t: string) => void): void {
+  const text =
+    context.length === 0
+      ? `${NO_BASIS_ZH}（未配置生成模型，无法给出一般性建议。）`
+      : composeExtractiveAnswer(p.question, context);
+  for (const piece of pieces(text)) emit(piece);
+}
+
+async function relatedQuestions(
+  chat: ChatModelConfig | null,
+  question: string,
+  context: ContextBlock[],
+  signal: AbortSignal,
+): Promise<string[]> {
+  if (context.length === 0) return [];
+  if (!chat) return relatedFromReferences(question, context);
+  try {
+    const res = await completeChat({
+      baseUrl: chat.baseUrl,
+      apiKey: chat.apiKey,
+      model: chat.model,
+      messages: buildRelatedMessages(question, context),
+      temperature: 0.3,
+      maxTokens: 200,
+      signal,
+      extraBody: thinkingOffExtras(chat.model, chat.baseUrl),
+      timeoutMs: 10_000,
+    });
+    return parseRelated(res.text);
+  } catch (e) {
+    if (signal.aborted) throw e;
+    // Related questions are optional: a failure here must not fail a finished answer.
+    return [];
+  }
+}
+
+async function persistOutcome(p: Prepared, o: TurnOutcome): Promise<void> {
+  try {
+    await saveMessage(p.db, {
+      id: p.assistantMessageId,
+      conversationId: p.conversationId,
+      role: "assistant",
+      content: o.content,
+      referencesJson: o.references,
+      usageJson: o.usage,
+      metadataJson: o.metadata,
+      finishReason: o.finishReason,
+      engine: o.engine,
+    });
+  } finally {
+    await releaseTurn(p.db, p.conversationId, p.turnId);
+  }
+}
