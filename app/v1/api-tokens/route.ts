@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { ok } from "@/lib/api/envelope";
+import { parseJsonBody } from "@/lib/api/request";
+import { apiRoute } from "@/lib/api/route";
+import { listApiTokens } from "@/lib/auth/api-tokens";
+import { createApiToken, requirePrincipal } from "@/lib/auth/session";
+import { AppError } from "@/lib/errors";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+const body = z.object({ name: z.string().trim().min(1).max(100) }).strict();
+
+export const GET = apiRoute(async (request) => {
+  const { user } = await requirePrincipal(request);
+  return ok({ items: await listApiTokens(user.id) });
+});
+
+// Tokens let agents and other instances call the provider endpoint; the secret is shown once.
+export const POST = apiRoute(async (request) => {
+  const principal = await requirePrincipal(request);
+  if (principal.sessionId.startsWith("token:")) throw new AppError("FORBIDDEN", "A token cannot mint tokens.");
+  const { name } = await parseJsonBody(request, body);
+  return ok(await createApiToken(principal.user.id, name));
+});

@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { ok } from "@/lib/api/envelope";
+import { parseJsonBody } from "@/lib/api/request";
+import { apiRoute } from "@/lib/api/route";
+import { id } from "@/lib/api/schemas";
+import { answerProviderRequest, PROVIDER_DESCRIPTION } from "@/lib/assistant/provider-endpoint";
+import { requirePrincipal } from "@/lib/auth/session";
+import { AppError } from "@/lib/errors";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+// The standard request of provider protocol v1, with the tool-facing bounds of SPEC §8.
+const body = z
+  .object({
+    query: z.string().trim().min(1).max(2000),
+    topK: z.number().int().min(1).max(8).default(8),
+    knowledgeBaseIds: z.array(id).min(1).max(8),
+    filters: z.object({ fileIds: z.array(id).max(100).nullable().optional() }).strict().nullable().optional(),
+  })
+  .strict();
+
+async function tokenPrincipal(request: Request) {
+  // Machine-to-machine only: a browser session cannot use this endpoint (no bare retrieval
+  // for the browser, SPEC §4).
+  if (!request.headers.get("authorization")?.startsWith("Bearer ")) throw new AppError("UNAUTHENTICATED", "An API token is required.");
+  return requirePrincipal(request);
+}
+
+export const GET = apiRoute(async (request) => {
+  await tokenPrincipal(request);
+  return ok(PROVIDER_DESCRIPTION);
+});
+
+export const POST = apiRoute(async (request) => {
+  const principal = await tokenPrincipal(request);
+  const input = await parseJsonBody(request, body);
+  return ok(await answerProviderRequest(principal, input, request.signal));
+});
