@@ -53,3 +53,9 @@ export function toErrorResponse(e: unknown): Response {
   const body: Envelope<null> = { code, msg: err?.message ?? "Something went wrong on our side.", data: null };
   return new Response(JSON.stringify(body), { status: statusFor(code), headers: JSON_HEADERS });
 }
+
+/** A business failure that still carries data (e.g. per-file upload results). */
+export function failWith<T>(code: ErrorCode, msg: string, data: T): Response {
+  const body: Envelope<T> = { code, msg, data };
+  return new Response(JSON.stringify(body, bigintSafe), { status: statusFor(code), headers: JSON_HEADERS });
+}

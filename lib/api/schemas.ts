@@ -12,3 +12,5 @@ export const pagination = (maxPageSize: number, defaultPageSize = 20) =>
 export const id = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "must be an id");
 
 export const kbParams = z.object({ kb_id: id });
+export const fileParams = z.object({ kb_id: id, file_id: id });
+export type FileParams = z.infer<typeof fileParams>;
