@@ -59,7 +59,7 @@ describe("retrieval on the real database", () => {
   afterAll(async () => (await handleP).close());
 
   it("computes BM25 in SQL exactly as by hand (k1=1.2, b=0.75, idf = ln(1 + (N-df+0.5)/(df+0.5)))", async () => {
-    const r = await lexicalSearch(db, { knowledgeIds: [KB_A], tokens: ["cat"], limit: 10 });
+    const r = await lexicalSearch(db, { knowledgeIds: [KB_A], tokens: ["cat"], limit: 10, k1: 1.2, b: 0.75 });
     expect(r.n).toBe(3);
     expect(r.avgdl).toBeCloseTo(2, 10);
     const idfCat = Math.log(1 + (3 - 2 + 0.5) / (2 + 0.5)); // df(cat) = 2
@@ -70,15 +70,18 @@ describe("retrieval on the real database", () => {
     expect(r.hits.map((h) => h.score)).toEqual([expect.closeTo(s2, 9), expect.closeTo(s1, 9)]);
     expect(r.terms).toEqual([{ term: "cat", qtf: 1, df: 2, idf: expect.closeTo(idfCat, 12) }]);
 
-    const two = await lexicalSearch(db, { knowledgeIds: [KB_A], tokens: ["cat", "fish", "zebra"], limit: 10 });
+    const two = await lexicalSearch(db, { knowledgeIds: [KB_A], tokens: ["cat", "fish", "zebra"], limit: 10, k1: 1.2, b: 0.75 });
     const idfFish = Math.log(1 + (3 - 1 + 0.5) / 1.5);
     expect(two.hits[0]!.score).toBeCloseTo(s2 + idfFish * (2.2 / (1 + 1.2 * (0.25 + 0.75 * 1.5))), 9);
     expect(two.hits[0]!.matchedTerms).toBe(2);
+    // Default parameters (k1 0.9, b 0.4): "cat cat fish" → idf·2·1.9/(2 + 0.9·(0.6 + 0.4·1.5)).
+    const d = await lexicalSearch(db, { knowledgeIds: [KB_A], tokens: ["cat"], limit: 1 });
+    expect(d.hits[0]!.score).toBeCloseTo(idfCat * (3.8 / (2 + 0.9 * 1.2)), 9);
     expect(two.terms.find((t) => t.term === "zebra")).toEqual({ term: "zebra", qtf: 1, df: 0, idf: expect.closeTo(Math.log(1 + 3.5 / 0.5), 12) });
   });
 
   it("uses the statistics of the searched KBs only and skips files that are not searchable", async () => {
-    const b = await lexicalSearch(db, { knowledgeIds: [KB_B], tokens: ["cat"], limit: 10 });
+    const b = await lexicalSearch(db, { knowledgeIds: [KB_B], tokens: ["cat"], limit: 10, k1: 1.2, b: 0.75 });
     // N = 5 chunks in KB B (the pending file's chunk counts in the statistics but is never returned).
     expect(b.n).toBe(5);
     expect(b.hits).toHaveLength(3);
