@@ -1,0 +1,143 @@
+import mammoth from "mammoth";
+import yauzl from "yauzl";
+import { IngestionFailure, type ParseBudget, type ParsedDocument } from "../types";
+import { describeError } from "./common";
+import { parseHtmlString } from "./html";
+
+// DOCX: the zip is inspected with yauzl BEFORE mammoth touches it (SPEC §12 "archive limits
+// checked before decompressing"): entry count, total declared uncompressed size and per-entry
+// compression ratio from the central directory; then every part mammoth will read is actually
+// inflated as a stream, counting bytes, so a bomb whose declared sizes lie is stopped after at
+// most the byte budget, with bounded memory. Only then does mammoth convert it to HTML
+// (headings, lists, tables), and the HTML parser turns that into blocks.
+
+export const DOCX_LIMITS = {
+  maxEntries: 5000,
+  /** Sum of the declared uncompressed sizes of all entries (media included). */
+  maxDeclaredBytes: 512 * 1024 * 1024,
+  /** Actual inflated bytes of the parts mammoth reads (XML), all together. */
+  maxInflatedBytes: 64 * 1024 * 1024,
+  /** Declared compression ratio allowed for entries larger than ratioMinBytes. */
+  maxRatio: 100,
+  ratioMinBytes: 1024 * 1024,
+};
+
+type Limits = typeof DOCX_LIMITS;
+
+const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
+
+function bomb(reason: string): IngestionFailure {
+  return new IngestionFailure(
+    "FILE_TOO_LARGE",
+    `The DOCX was rejected as a possible zip bomb: ${reason}. If it is a real document, save it again from Word and upload the new copy.`,
+  );
+}
+
+function damaged(e: unknown): IngestionFailure {
+  return new IngestionFailure("FILE_TYPE_UNSUPPORTED", `The DOCX is damaged and cannot be read (${describeError(e)}).`);
+}
+
+/** Parts mammoth does not read (we do not render images); everything else is inflated and counted. */
+function isSkippedPart(name: string): boolean {
+  return /^word\/(media|embeddings)\//i.test(name) || /^customXml\//i.test(name) || /\.(png|jpe?g|gif|bmp|emf|wmf|tiff?|svg|bin|xlsx|ole)$/i.test(name);
+}
+
+type Source = { path: string } | { buffer: Buffer };
+
+function openZip(src: Source): Promise<yauzl.ZipFile> {
+  const opts = { lazyEntries: true, autoClose: false, strictFileNames: false, validateEntrySizes: true };
+  return new Promise((resolve, reject) => {
+    const cb = (err: Error | null, zip?: yauzl.ZipFile) => (err || !zip ? reject(damaged(err)) : resolve(zip));
+    if ("path" in src) yauzl.open(src.path, opts, cb);
+    else yauzl.fromBuffer(src.buffer, opts, cb);
+  });
+}
+
+function inflateCounting(zip: yauzl.ZipFile, entry: yauzl.Entry, budgetLeft: number, budget: ParseBudget): Promise<number> {
+  return new Promise((resolve, reject) => {
+    zip.openReadStream(entry, (err, stream) => {
+      if (err || !stream) return reject(damaged(err));
+      let n = 0;
+      stream.on("data", (chunk: Buffer) => {
+        n += chunk.length;
+        if (n > budgetLeft) {
+          stream.destroy();
+          reject(bomb(`its parts inflate to more than ${mb(DOCX_LIMITS.maxInflatedBytes)} of XML (stopped at "${entry.fileName.slice(0, 80)}")`));
+        }
+        try {
+          budget.check();
+        } catch (e) {
+          stream.destroy();
+          reject(e);
+        }
+      });
+      stream.on("error", (e: Error) => {
+        // yauzl's validateEntrySizes: more (or fewer) bytes than the central directory declares.
+        if (/too many bytes|not enough bytes|expected/i.test(e.message)) reject(bomb(`"${entry.fileName.slice(0, 80)}" does not match its declared size`));
+        else reject(damaged(e));
+      });
+      stream.on("end", () => resolve(n));
+    });
+  });
+}
+
+/** Checks the archive; throws IngestionFailure for a bomb or damaged zip. Returns stats. */
+export async function inspectDocxArchive(src: Source, budget: ParseBudget, limits: Limits = DOCX_LIMITS) {
+  const zip = await openZip(src);
+  try {
+    if (zip.entryCount > limits.maxEntries) {
+      throw bomb(`it has ${zip.entryCount.toLocaleString("en-US")} entries (limit ${limits.maxEntries.toLocaleString("en-US")})`);
+    }
+    // Pass 1: the central directory only (no decompression).
+    const entries: yauzl.Entry[] = [];
+    let declared = 0;
+    await new Promise<void>((resolve, reject) => {
+      zip.on("entry", (e: yauzl.Entry) => {
+        declared += e.uncompressedSize;
+        if (declared > limits.maxDeclaredBytes) return reject(bomb(`its entries declare ${mb(declared)}+ uncompressed (limit ${mb(limits.maxDeclaredBytes)})`));
+        if (e.uncompressedSize > limits.ratioMinBytes && e.uncompressedSize / Math.max(1, e.compressedSize) > limits.maxRatio) {
+          return reject(bomb(`"${e.fileName.slice(0, 80)}" declares a compression ratio of ${Math.round(e.uncompressedSize / Math.max(1, e.compressedSize))}:1 (limit ${limits.maxRatio}:1)`));
+        }
+        if (!isSkippedPart(e.fileName) && !e.fileName.endsWith("/")) entries.push(e);
+        if (entries.length > limits.maxEntries) return reject(bomb("too many entries"));
+        zip.readEntry();
+      });
+      zip.on("end", () => resolve());
+      zip.on("error", (e: Error) => reject(damaged(e)));
+      zip.readEntry();
+    });
+    if (!entries.some((e) => e.fileName === "word/document.xml")) {
+      throw new IngestionFailure("FILE_TYPE_UNSUPPORTED", "The DOCX has no word/document.xml part; it is not a Word document.");
+    }
+    // Pass 2: actually inflate what mammoth will read, counting (declared sizes may lie).
+    let inflated = 0;
+    for (const e of entries) {
+      budget.check();
+      inflated += await inflateCounting(zip, e, limits.maxInflatedBytes - inflated, budget);
+    }
+    return { entryCount: zip.entryCount, declaredBytes: declared, inflatedBytes: inflated };
+  } finally {
+    zip.close();
+  }
+}
+
+export async function parseDocx(src: Source, budget: ParseBudget, limits: Limits = DOCX_LIMITS): Promise<ParsedDocument> {
+  await inspectDocxArchive(src, budget, limits);
+  budget.check();
+  let html: string;
+  try {
+    const result = await mammoth.convertToHtml(src, {
+      // Images are not indexed: do not read (or inflate) them at all.
+      convertImage: mammoth.images.imgElement(async () => ({ src: "" })),
+      externalFileAccess: false,
+      ignoreEmptyParagraphs: true,
+      styleMap: ["p[style-name='Title'] => h1:fresh", "p[style-name='Subtitle'] => h2:fresh"],
+    });
+    html = result.value;
+  } catch (e) {
+    if (e instanceof IngestionFailure) throw e;
+    throw damaged(e);
+  }
+  budget.check();
+  return parseHtmlString(html, budget);
+}

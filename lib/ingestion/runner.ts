@@ -1,0 +1,543 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { getEnv } from "@/lib/env";
+import { AppError, isAppError } from "@/lib/errors";
+import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { embedTexts } from "@/lib/models/embeddings";
+import { getModelConfig } from "@/lib/models/config";
+import { replaceFileChunks } from "@/lib/retrieval/index-writer";
+import type { ChunkInput } from "@/lib/retrieval/types";
+import { chunkDocument } from "./chunker";
+import { parseFile } from "./parse";
+import { describeError } from "./parsers/common";
+import { emitJobEvent, type JobEvent, type JobStage } from "./progress";
+import type { FileType } from "./sniff";
+import { deleteStoredFile, storagePath, storedFileSize } from "./storage";
+import { IngestionFailure, makeBudget } from "./types";
+
+// The ingestion job runner (SPEC §7, §13). Jobs live in ingestion_jobs; any number of runners
+// (one per app instance) claim them with FOR UPDATE SKIP LOCKED, each with bounded concurrency.
+// Stages: queued → parsing → chunking → embedding → indexing → success | failed, mirrored in
+// knowledge_files.status. A file's chunks are written by replaceFileChunks in one transaction,
+// so a job interrupted anywhere leaves either the previous chunks or the new ones, never both
+// and never half. Jobs left `running` by a dead process are requeued at start-up (and, on a
+// shared PostgreSQL, when their lock goes stale); the third interrupted attempt fails the file.
+
+export const MAX_ATTEMPTS = 3;
+const DEFAULT_PARSE_TIMEOUT_MS = 5 * 60_000;
+const DEFAULT_POLL_MS = 2_000;
+const DEFAULT_STALE_MS = 5 * 60_000;
+const HEARTBEAT_MS = 30_000;
+const PROGRESS_WRITE_MS = 400;
+/** Inputs per embedTexts call (it batches further itself); progress is reported between calls. */
+const EMBED_GROUP = 50;
+
+export interface RunnerOptions {
+  db: PrismaClient;
+  signal?: AbortSignal;
+  concurrency?: number;
+  /** This process alone uses the database (embedded PGlite): every `running` job at start-up
+   *  belongs to a dead process. Default: true when DATABASE_URL is unset. */
+  exclusive?: boolean;
+  pollMs?: number;
+  /** A running job whose lock was not refreshed for this long belongs to a dead worker. */
+  staleAfterMs?: number;
+  parseTimeoutMs?: number;
+  maxPages?: number;
+  chunk?: { targetChars: number; overlapChars: number };
+  dataDir?: string;
+  /** Test hook: called at each stage; may throw or hang to simulate crashes. */
+  onStage?: (stage: JobStage, fileId: string) => void | Promise<void>;
+}
+
+interface ClaimedJob {
+  id: string;
+  file_id: string;
+  knowledge_id: string;
+  attempts: number;
+}
+
+interface ActiveJob {
+  jobId: string;
+  fileId: string;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+class Cancelled extends Error {
+  constructor(readonly reason: "deleted" | "shutdown" | "lost-lock") {
+    super(`cancelled: ${reason}`);
+  }
+}
+
+const STAGE_PERCENT: Record<JobStage, number> = {
+  queued: 0,
+  parsing: 2,
+  chunking: 42,
+  embedding: 50,
+  indexing: 88,
+  success: 100,
+  failed: 100,
+};
+
+export class IngestionRunner {
+  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly db: PrismaClient;
+  private readonly opts: Required<Pick<RunnerOptions, "concurrency" | "pollMs" | "staleAfterMs" | "parseTimeoutMs" | "maxPages" | "exclusive">> & RunnerOptions;
+  private readonly active = new Map<string, ActiveJob>();
+  private stopped = false;
+  private wake: (() => void) | null = null;
+  private kicked = false;
+  private loopDone: Promise<void> | null = null;
+  private lastStaleCheck = 0;
+
+  constructor(options: RunnerOptions) {
+    const env = getEnv();
+    this.db = options.db;
+    this.opts = {
+      ...options,
+      concurrency: options.concurrency ?? env.INGEST_CONCURRENCY,
+      pollMs: options.pollMs ?? DEFAULT_POLL_MS,
+      staleAfterMs: options.staleAfterMs ?? DEFAULT_STALE_MS,
+      parseTimeoutMs: options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS,
+      maxPages: options.maxPages ?? env.MAX_PDF_PAGES,
+      exclusive: options.exclusive ?? !env.DATABASE_URL,
+    };
+    options.signal?.addEventListener("abort", () => void this.stop(), { once: true });
+  }
+
+  /** Starts the loop (recovery first). Resolves once recovery has run. */
+  async start(): Promise<void> {
+    await this.recover(true);
+    this.loopDone = this.loop(false);
+  }
+
+  /** Processes queued jobs until none is left (tests, scripts, benchmarks). */
+  async drain(): Promise<void> {
+    await this.recover(true);
+    await this.loop(true);
+  }
+
+  kick(): void {
+    this.kicked = true;
+    this.wake?.();
+  }
+
+  /** Cancels the job of one file if this runner is processing it. */
+  cancelFile(fileId: string, reason: "deleted" | "shutdown" = "deleted"): boolean {
+    const a = this.active.get(fileId);
+    if (!a) return false;
+    a.controller.abort(new Cancelled(reason));
+    return true;
+  }
+
+  isProcessing(fileId: string): boolean {
+    return this.active.has(fileId);
+  }
+
+  /** Stops claiming; waits up to graceMs for running jobs, then cancels them (they are requeued). */
+  async stop(graceMs = 5_000): Promise<void> {
+    if (this.stopped) return this.loopDone ?? undefined;
+    this.stopped = true;
+    this.wake?.();
+    const all = [...this.active.values()];
+    const settled = Promise.allSettled(all.map((a) => a.done));
+    const timer = new Promise((r) => setTimeout(r, graceMs));
+    await Promise.race([settled, timer]);
+    for (const a of this.active.values()) a.controller.abort(new Cancelled("shutdown"));
+    await settled;
+    await this.loopDone;
+  }
+
+  // ------------------------------------------------------------------ loop and claiming
+
+  private async loop(drain: boolean): Promise<void> {
+    let backoff = 0;
+    while (!this.stopped) {
+      try {
+        if (!drain && !this.opts.exclusive && Date.now() - this.lastStaleCheck > this.opts.staleAfterMs / 2) {
+          await this.recover(false);
+        }
+        const free = this.opts.concurrency - this.active.size;
+        let claimed: ClaimedJob[] = [];
+        if (free > 0) claimed = await this.claim(free);
+        for (const job of claimed) this.launch(job);
+        backoff = 0;
+        if (drain && claimed.length === 0 && this.active.size === 0) return;
+        if (claimed.length > 0 && claimed.length === free) continue;
+      } catch (e) {
+        backoff = Math.min(30_000, (backoff || 500) * 2);
+        console.error(`[ingestion] runner loop error: ${describeError(e)}`);
+      }
+      await this.sleep(backoff || this.opts.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.kicked) {
+      this.kicked = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      t.unref?.();
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = null;
+        this.kicked = false;
+        done();
+      };
+    });
+  }
+
+  private async claim(limit: number): Promise<ClaimedJob[]> {
+    return this.db.$queryRawUnsafe<ClaimedJob[]>(
+      `UPDATE ingestion_jobs AS j
+          SET status = 'running', locked_by = $1, locked_at = now(), attempts = j.attempts + 1,
+              updated_at = now(), error_code = NULL, error_message = NULL
+         FROM (SELECT id FROM ingestion_jobs WHERE status = 'queued'
+                ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) AS c
+        WHERE j.id = c.id
+      RETURNING j.id, j.file_id, j.knowledge_id, j.attempts`,
+      this.workerId,
+      limit,
+    );
+  }
+
+  private launch(job: ClaimedJob): void {
+    const controller = new AbortController();
+    const entry: ActiveJob = { jobId: job.id, fileId: job.file_id, controller, done: Promise.resolve() };
+    // Another job of the same file still running here (reparse raced a recovery): cancel it.
+    this.active.get(job.file_id)?.controller.abort(new Cancelled("lost-lock"));
+    this.active.set(job.file_id, entry);
+    entry.done = this.process(job, controller.signal)
+      .catch((e) => console.error(`[ingestion] job ${job.id} crashed: ${describeError(e)}`))
+      .finally(() => {
+        if (this.active.get(job.file_id) === entry) this.active.delete(job.file_id);
+        this.kick();
+      });
+  }
+
+  /**
+   * Jobs left running by a dead process go back to the queue (or fail after MAX_ATTEMPTS).
+   * `all`: at start-up of an exclusive runner every running job is orphaned; otherwise only
+   * those whose lock is stale.
+   */
+  private async recover(startup: boolean): Promise<void> {
+    this.lastStaleCheck = Date.now();
+    const cutoff = new Date(Date.now() - this.opts.staleAfterMs);
+    const orphaned = await this.db.ingestionJob.findMany({
+      where: {
+        status: "running",
+        ...(startup && this.opts.exclusive ? {} : { OR: [{ lockedAt: null }, { lockedAt: { lt: cutoff } }] }),
+        NOT: { lockedBy: this.workerId },
+      },
+      select: { id: true, fileId: true, attempts: true, lockedBy: true },
+    });
+    for (const j of orphaned) {
+      const giveUp = j.attempts >= MAX_ATTEMPTS;
+      const message = giveUp
+        ? `Processing was interrupted ${j.attempts} times (the server stopped while working on this file). Use "reparse" to try again.`
+        : "Requeued after the server restarted";
+      const changed = await this.db.ingestionJob.updateMany({
+        where: { id: j.id, status: "running", lockedBy: j.lockedBy },
+        data: giveUp
+          ? { status: "failed", stage: "failed", percent: 100, message, errorCode: "INTERNAL_ERROR", errorMessage: message, lockedBy: null, lockedAt: null, finishedAt: new Date() }
+          : { status: "queued", stage: "queued", percent: 0, message, lockedBy: null, lockedAt: null },
+      });
+      if (changed.count === 0) continue;
+      if (giveUp) {
+        await this.failFile(j.fileId, "INTERNAL_ERROR", message);
+        emitJobEvent(j.fileId, { type: "error", code: "INTERNAL_ERROR", message });
+      } else {
+        await this.db.knowledgeFile.updateMany({ where: { id: j.fileId }, data: { status: "queued" } });
+        emitJobEvent(j.fileId, { type: "progress", stage: "queued", percent: 0, message });
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ one job
+
+  private async process(job: ClaimedJob, signal: AbortSignal): Promise<void> {
+    const { db } = this;
+    const fileId = job.file_id;
+    const file = await db.knowledgeFile.findUnique({ where: { id: fileId } });
+    if (!file) {
+      await db.ingestionJob.deleteMany({ where: { id: job.id } });
+      return;
+    }
+    const hadChunks = (await db.chunk.count({ where: { fileId } })) > 0;
+    let lastWrite = 0;
+    let heartbeat: NodeJS.Timeout | undefined;
+    const owned = { id: job.id, lockedBy: this.workerId, status: "running" };
+
+    const checkCancelled = () => {
+      if (signal.aborted) throw signal.reason instanceof Cancelled ? signal.reason : new Cancelled("shutdown");
+    };
+    const report = async (stage: JobStage, percent: number, message: string, force = false) => {
+      checkCancelled();
+      const p = Math.max(0, Math.min(99, Math.round(percent)));
+      emitJobEvent(fileId, { type: "progress", stage, percent: p, message });
+      const now = Date.now();
+      if (!force && now - lastWrite < PROGRESS_WRITE_MS) return;
+      lastWrite = now;
+      const res = await db.ingestionJob.updateMany({ where: owned, data: { stage, percent: p, message, lockedAt: new Date() } });
+      if (res.count === 0) throw new Cancelled("lost-lock");
+      if (force) {
+        await db.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: stage } });
+        await this.opts.onStage?.(stage, fileId);
+      }
+    };
+
+    try {
+      heartbeat = setInterval(() => {
+        db.ingestionJob.updateMany({ where: owned, data: { lockedAt: new Date() } }).catch(() => {});
+      }, HEARTBEAT_MS);
+      heartbeat.unref?.();
+
+      // ---- parsing
+      await report("parsing", STAGE_PERCENT.parsing, "Parsing the document", true);
+      let filePath: string;
+      try {
+        filePath = storagePath(file.storageKey, this.opts.dataDir);
+      } catch {
+        throw new IngestionFailure("INTERNAL_ERROR", "The stored original has an invalid storage key.");
+      }
+      if ((await storedFileSize(file.storageKey, this.opts.dataDir)) === null) {
+        throw new IngestionFailure("INTERNAL_ERROR", "The uploaded original is missing from storage. Delete the file and upload it again.");
+      }
+      const budget = makeBudget({ maxPages: this.opts.maxPages, timeoutMs: this.opts.parseTimeoutMs, signal });
+      const doc = await parseFile(file.fileType as FileType, filePath, {
+        budget,
+        onProgress: (f) => {
+          void report("parsing", STAGE_PERCENT.parsing + f * (STAGE_PERCENT.chunking - STAGE_PERCENT.parsing - 2), `Parsing: ${Math.round(f * 100)}%`).catch(() => {});
+        },
+      });
+      checkCancelled();
+
+      // ---- chunking
+      const env = getEnv();
+      await report("chunking", STAGE_PERCENT.chunking, "Splitting into passages", true);
+      const chunks = chunkDocument(doc, this.opts.chunk ?? { targetChars: env.CHUNK_TARGET_CHARS, overlapChars: env.CHUNK_OVERLAP_CHARS });
+      if (chunks.length === 0) throw new IngestionFailure("FILE_TYPE_UNSUPPORTED", "The document contains no text to index.");
+
+      // ---- embedding
+      const emb = await this.embed(chunks, signal, (done, total) =>
+        report("embedding", STAGE_PERCENT.embedding + (done / total) * (STAGE_PERCENT.indexing - STAGE_PERCENT.embedding - 2), `Embedding ${done}/${total} passages`, done === 0),
+      );
+      checkCancelled();
+
+      // ---- indexing (one transaction: old chunks out, new chunks + terms + vectors in)
+      await report("indexing", STAGE_PERCENT.indexing, `Indexing ${chunks.length} passages`, true);
+      const written = await replaceFileChunks(db, {
+        knowledgeId: file.knowledgeId,
+        fileId,
+        chunks,
+        embeddings: emb.vectors ? { model: emb.model!, vectors: emb.vectors } : null,
+      });
+      checkCancelled();
+
+      // ---- success
+      const message = emb.status === "failed" ? `Ready for keyword search; ${emb.error}` : "Ready";
+      const finished = await db.$transaction(async (tx) => {
+        const j = await tx.ingestionJob.updateMany({
+          where: owned,
+          data: { status: "success", stage: "success", percent: 100, message, lockedBy: null, lockedAt: null, finishedAt: new Date(), errorCode: null, errorMessage: null },
+        });
+        if (j.count === 0) return false;
+        await tx.knowledgeFile.updateMany({
+          where: { id: fileId },
+          data: {
+            status: "success",
+            embeddingStatus: emb.status,
+            pageCount: doc.pageCount,
+            chunkCount: written,
+            errorCode: emb.status === "failed" ? "EMBEDDING_UNAVAILABLE" : null,
+            errorMessage: emb.status === "failed" ? message : null,
+          },
+        });
+        return true;
+      });
+      if (!finished) throw new Cancelled("lost-lock");
+      emitJobEvent(fileId, { type: "done", status: "success", chunk_count: written, page_count: doc.pageCount, embedding_status: emb.status, message });
+    } catch (e) {
+      if (e instanceof Cancelled || (signal.aborted && signal.reason instanceof Cancelled)) {
+        const reason = e instanceof Cancelled ? e.reason : (signal.reason as Cancelled).reason;
+        if (reason === "shutdown") {
+          // Clean shutdown: back to the queue, this attempt not counted.
+          await db.ingestionJob
+            .updateMany({ where: owned, data: { status: "queued", stage: "queued", percent: 0, message: "Requeued at shutdown", lockedBy: null, lockedAt: null, attempts: { decrement: 1 } } })
+            .catch(() => {});
+          await db.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: "queued" } }).catch(() => {});
+        }
+        return;
+      }
+      const failure = toFailure(e);
+      const j = await db.ingestionJob
+        .updateMany({
+          where: owned,
+          data: { status: "failed", stage: "failed", percent: 100, message: failure.message, errorCode: failure.code, errorMessage: failure.message, lockedBy: null, lockedAt: null, finishedAt: new Date() },
+        })
+        .catch(() => ({ count: 0 }));
+      if (j.count === 0) return; // deleted, or taken over by another worker
+      if (hadChunks && (await db.chunk.count({ where: { fileId } })) > 0) {
+        // A reparse that failed: the previous chunks are still there and still searchable.
+        const message = `Reparse failed: ${failure.message} The previous index is still in use.`;
+        await db.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: "success", errorCode: failure.code, errorMessage: message } });
+        emitJobEvent(fileId, { type: "error", code: failure.code, message });
+      } else {
+        await this.failFile(fileId, failure.code, failure.message);
+        emitJobEvent(fileId, { type: "error", code: failure.code, message: failure.message });
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async failFile(fileId: string, code: string, message: string): Promise<void> {
+    await this.db.knowledgeFile.updateMany({
+      where: { id: fileId },
+      data: { status: "failed", errorCode: code, errorMessage: message, embeddingStatus: "skipped", chunkCount: 0 },
+    });
+  }
+
+  private async embed(
+    chunks: ChunkInput[],
+    signal: AbortSignal,
+    progress: (done: number, total: number) => Promise<void>,
+  ): Promise<{ status: "skipped" | "success" | "failed"; model?: string; vectors?: number[][]; error?: string }> {
+    const cfg = getModelConfig().embedding;
+    if (!cfg) return { status: "skipped" };
+    const inputs = chunks.map((c) => (c.headingPath ? `${c.headingPath}\n${c.content}` : c.content));
+    const vectors: number[][] = [];
+    try {
+      await progress(0, inputs.length);
+      for (let i = 0; i < inputs.length; i += EMBED_GROUP) {
+        const part = await embedTexts({
+          baseUrl: cfg.baseUrl,
+          apiKey: cfg.apiKey,
+          model: cfg.model,
+          dimensions: cfg.dimensions,
+          inputs: inputs.slice(i, i + EMBED_GROUP),
+          signal,
+          timeoutMs: cfg.timeoutMs,
+        });
+        vectors.push(...part);
+        await progress(Math.min(inputs.length, i + EMBED_GROUP), inputs.length);
+      }
+      return { status: "success", model: cfg.model, vectors };
+    } catch (e) {
+      if (e instanceof Cancelled || signal.aborted) throw e;
+      const detail = isAppError(e) ? e.message : describeError(e);
+      return { status: "failed", error: `the embedding model failed (${detail}), so vector search is not available for this file. Reparse it when the model is back.` };
+    }
+  }
+}
+
+function toFailure(e: unknown): IngestionFailure {
+  if (e instanceof IngestionFailure) return e;
+  if (isAppError(e)) return new IngestionFailure(e.code, e.message);
+  return new IngestionFailure("INTERNAL_ERROR", `Indexing failed unexpectedly (${describeError(e)}). Try "reparse"; if it fails again, report it.`);
+}
+
+// ---------------------------------------------------------------------- process-wide runner
+
+const g = globalThis as unknown as { __kaIngestRunner?: IngestionRunner };
+
+/** Starts the process-wide runner (idempotent). Call once from server start-up. */
+export async function startIngestionRunner(options: RunnerOptions): Promise<IngestionRunner> {
+  if (g.__kaIngestRunner) return g.__kaIngestRunner;
+  const runner = new IngestionRunner(options);
+  g.__kaIngestRunner = runner;
+  try {
+    await runner.start();
+  } catch (e) {
+    g.__kaIngestRunner = undefined;
+    throw e;
+  }
+  return runner;
+}
+
+/** Wakes the runner (new jobs were queued). A no-op when no runner runs in this process. */
+export function kickRunner(): void {
+  g.__kaIngestRunner?.kick();
+}
+
+export async function stopIngestionRunner(graceMs?: number): Promise<void> {
+  const r = g.__kaIngestRunner;
+  g.__kaIngestRunner = undefined;
+  await r?.stop(graceMs);
+}
+
+export function getIngestionRunner(): IngestionRunner | undefined {
+  return g.__kaIngestRunner;
+}
+
+/** Processes every queued job with a private runner, then returns (tests, scripts, seeding). */
+export async function runPendingJobs(options: RunnerOptions): Promise<void> {
+  await new IngestionRunner(options).drain();
+}
+
+// ---------------------------------------------------------------------- file operations
+
+/**
+ * Deletes a file of a KB: its row (chunks, terms and jobs cascade in the same statement), then
+ * the original. A job running for it in this process is cancelled; on another instance the job
+ * finds the row gone and stops without writing.
+ */
+export async function deleteKnowledgeFile(
+  db: PrismaClient,
+  args: { knowledgeId: string; fileId: string; dataDir?: string },
+): Promise<{ fileId: string; chunkCount: number }> {
+  const file = await db.knowledgeFile.findFirst({ where: { id: args.fileId, knowledgeId: args.knowledgeId } });
+  if (!file) throw new AppError("FILE_NOT_FOUND");
+  g.__kaIngestRunner?.cancelFile(file.id, "deleted");
+  const chunkCount = await db.chunk.count({ where: { fileId: file.id } });
+  await db.$transaction(async (tx) => {
+    await tx.knowledgeFile.deleteMany({ where: { id: file.id } });
+    await tx.knowledge.updateMany({ where: { id: args.knowledgeId }, data: { updatedAt: new Date() } });
+  });
+  await deleteStoredFile(file.storageKey, args.dataDir).catch((e) => console.error(`[ingestion] could not delete original ${file.storageKey}: ${describeError(e)}`));
+  emitJobEvent(file.id, { type: "error", code: "FILE_NOT_FOUND", message: "The file was deleted." });
+  return { fileId: file.id, chunkCount };
+}
+
+/**
+ * Queues a new parse of a file. The current chunks stay until the new ones are written (one
+ * transaction); if the new parse fails they stay in use. A file already queued or being
+ * processed is left as it is.
+ */
+export async function reparseKnowledgeFile(
+  db: PrismaClient,
+  args: { knowledgeId: string; fileId: string },
+): Promise<{ fileId: string; jobId: string; status: "queued" | "running"; alreadyQueued: boolean }> {
+  const result = await db.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM knowledge_files WHERE id = ${args.fileId} AND knowledge_id = ${args.knowledgeId} FOR UPDATE`;
+    if (!locked.length) throw new AppError("FILE_NOT_FOUND");
+    const active = await tx.ingestionJob.findFirst({
+      where: { fileId: args.fileId, status: { in: ["queued", "running"] } },
+      orderBy: { createdAt: "desc" },
+    });
+    if (active) return { fileId: args.fileId, jobId: active.id, status: active.status as "queued" | "running", alreadyQueued: true };
+    const jobId = randomUUID();
+    await tx.ingestionJob.create({
+      data: { id: jobId, knowledgeId: args.knowledgeId, fileId: args.fileId, status: "queued", stage: "queued", percent: 0, message: "Waiting to be parsed again" },
+    });
+    await tx.knowledgeFile.update({
+      where: { id: args.fileId },
+      data: { status: "queued", embeddingStatus: "pending", errorCode: null, errorMessage: null },
+    });
+    return { fileId: args.fileId, jobId, status: "queued" as const, alreadyQueued: false };
+  });
+  if (!result.alreadyQueued) {
+    emitJobEvent(args.fileId, { type: "progress", stage: "queued", percent: 0, message: "Waiting to be parsed again" });
+    kickRunner();
+  }
+  return result;
+}
+
+export type { JobEvent };

@@ -1,0 +1,66 @@
+import type { ErrorCode } from "@/lib/errors";
+
+// Common output of every parser (SPEC §7): ordered blocks with their page and heading path.
+
+export type BlockKind = "heading" | "paragraph" | "list" | "table" | "code";
+
+export interface Block {
+  text: string;
+  /** 1-based page number, or null for formats without pages. */
+  page: number | null;
+  /** Headings enclosing this block, outermost first, exactly as written in the source. For a
+   *  heading block: the path including the heading itself. */
+  headingPath: string[];
+  kind: BlockKind;
+  /** Heading level 1..6 (heading blocks only). */
+  level?: number;
+}
+
+export interface ParsedDocument {
+  pageCount: number | null;
+  blocks: Block[];
+}
+
+/** Limits a parser runs under; check() throws an IngestionFailure once the deadline passed. */
+export interface ParseBudget {
+  maxPages: number;
+  deadline: number;
+  signal?: AbortSignal;
+  check(): void;
+}
+
+/**
+ * A failure with a reason a person can act on. `code` is one of the API error codes; the
+ * message is stored in knowledge_files.error_message and sent in the SSE `error` event.
+ */
+export class IngestionFailure extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.name = "IngestionFailure";
+    this.code = code;
+  }
+}
+
+export function isIngestionFailure(e: unknown): e is IngestionFailure {
+  return e instanceof IngestionFailure;
+}
+
+export function makeBudget(opts: { maxPages: number; timeoutMs: number; signal?: AbortSignal }): ParseBudget {
+  const deadline = Date.now() + opts.timeoutMs;
+  const seconds = Math.round(opts.timeoutMs / 1000);
+  return {
+    maxPages: opts.maxPages,
+    deadline,
+    signal: opts.signal,
+    check() {
+      if (opts.signal?.aborted) throw new IngestionFailure("INTERNAL_ERROR", "Processing was cancelled.");
+      if (Date.now() > deadline) {
+        throw new IngestionFailure(
+          "FILE_TOO_LARGE",
+          `Parsing took longer than the ${seconds} s time budget. Split the document into smaller files and upload them again.`,
+        );
+      }
+    },
+  };
+}
