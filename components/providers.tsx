@@ -1,11 +1,54 @@
 "use client";
 
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { useState, type ReactNode } from "react";
+import { QueryClient, QueryClientProvider, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState, type ReactNode } from "react";
+import { useRouter } from "next/navigation";
+import { isApiError, isUnauthenticated } from "@/components/api/http-client";
+import { hydrateLocale } from "@/components/i18n/locale-store";
+import { registerBuiltinOpeners } from "@/components/sources/builtin-openers";
+
+// Openers must exist before the first reference card renders (it decides link vs plain text).
+registerBuiltinOpeners();
+
+const PUBLIC_PATHS = ["/sign-in", "/sign-up", "/flows"];
+
+/** A session that expires mid-use sends the user to sign in, whichever query noticed it. */
+function AuthRedirect() {
+  const client = useQueryClient();
+  const router = useRouter();
+  useEffect(
+    () =>
+      client.getQueryCache().subscribe((event) => {
+        if (event.type !== "updated" || event.action.type !== "error" || !isUnauthenticated(event.action.error)) return;
+        if (PUBLIC_PATHS.some((p) => window.location.pathname.startsWith(p))) return;
+        router.replace("/sign-in");
+      }),
+    [client, router],
+  );
+  return null;
+}
 
 export function Providers({ children }: { children: ReactNode }) {
   const [client] = useState(
-    () => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1, refetchOnWindowFocus: false } } }),
+    () =>
+      new QueryClient({
+        defaultOptions: {
+          queries: {
+            staleTime: 5_000,
+            refetchOnWindowFocus: false,
+            // Business errors (not found, forbidden) will not change on retry; network ones may.
+            retry: (count, e) => count < 1 && (!isApiError(e) || e.code === "NETWORK_ERROR" || e.code === "INTERNAL_ERROR"),
+          },
+        },
+      }),
   );
-  return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+  useEffect(() => {
+    hydrateLocale();
+  }, []);
+  return (
+    <QueryClientProvider client={client}>
+      <AuthRedirect />
+      {children}
+    </QueryClientProvider>
+  );
 }

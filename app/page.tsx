@@ -1,0 +1,5 @@
+import { Workspace } from "@/components/workspace/workspace";
+
+export default function HomePage() {
+  return <Workspace />;
+}

@@ -1,0 +1,173 @@
+"use client";
+// Server state lives in React Query; query keys are centralised here so invalidation after
+// uploads, parse jobs and chats reaches every view that shows the same data.
+import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import { api, kbPath } from "./http-client";
+import type {
+  AssistantBootstrap,
+  ConversationSummary,
+  DocumentContent,
+  KnowledgeFile,
+  KnowledgeMember,
+  KnowledgeSummary,
+  KnowledgeTreeItem,
+  MeResponse,
+  Page,
+  StoredMessage,
+} from "./types";
+
+export const queryKeys = {
+  me: ["me"] as const,
+  knowledges: ["knowledges"] as const,
+  tree: ["knowledges", "tree"] as const,
+  bootstrap: (kbId: string) => ["bootstrap", kbId] as const,
+  conversations: (kbId: string) => ["conversations", kbId] as const,
+  messages: (kbId: string, conversationId: string) => ["messages", kbId, conversationId] as const,
+  content: (kbId: string, fileId: string) => ["content", kbId, fileId] as const,
+  members: (kbId: string) => ["members", kbId] as const,
+};
+
+const INDEXING_STAGES = new Set(["queued", "parsing", "chunking", "embedding", "indexing"]);
+export const isIndexingStatus = (s: string) => INDEXING_STAGES.has(s);
+
+export function useMe() {
+  return useQuery({ queryKey: queryKeys.me, queryFn: () => api<MeResponse>("/v1/auth/me"), retry: false, staleTime: 60_000 });
+}
+
+export function useKnowledges(enabled = true) {
+  return useQuery({
+    queryKey: queryKeys.knowledges,
+    queryFn: () => api<Page<KnowledgeSummary>>("/v1/knowledges?page=1&page_size=1000"),
+    select: (d) => d.items,
+    enabled,
+  });
+}
+
+/**
+ * Files of one KB, taken from the tree (one request serves the list and every status badge).
+ * `shouldPoll` is a fallback for processing files that have no live parse-job stream.
+ */
+export function useKnowledgeFiles(kbId: string | null, shouldPoll?: (files: KnowledgeFile[]) => boolean) {
+  const pick = (d: { items: KnowledgeTreeItem[] } | undefined): KnowledgeFile[] | null => d?.items.find((k) => k.id === kbId)?.files ?? null;
+  return useQuery({
+    queryKey: queryKeys.tree,
+    queryFn: () => api<{ items: KnowledgeTreeItem[] }>("/v1/knowledges/tree"),
+    enabled: !!kbId,
+    select: pick,
+    refetchInterval: (q) => {
+      const files = pick(q.state.data);
+      return files && shouldPoll?.(files) ? 4_000 : false;
+    },
+  });
+}
+
+export function useBootstrap(kbId: string | null) {
+  return useQuery({
+    queryKey: queryKeys.bootstrap(kbId ?? ""),
+    queryFn: () => api<AssistantBootstrap>(kbPath(kbId!, "/assistant/bootstrap")),
+    enabled: !!kbId,
+    // While files are indexing the status changes on its own (e.g. the seeded sample KB);
+    // parse-job events invalidate this query too, the interval is only a safety net.
+    refetchInterval: (q) => (q.state.data && q.state.data.assistant_status === "indexing" ? 5_000 : false),
+  });
+}
+
+export function useConversations(kbId: string | null) {
+  return useQuery({
+    queryKey: queryKeys.conversations(kbId ?? ""),
+    queryFn: () => api<Page<ConversationSummary>>(kbPath(kbId!, "/assistant/conversations?page=1&page_size=50")),
+    enabled: !!kbId,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function fetchConversationMessages(kbId: string, conversationId: string) {
+  return api<Page<StoredMessage>>(kbPath(kbId, `/assistant/conversations/${encodeURIComponent(conversationId)}/messages?page=1&page_size=200`));
+}
+
+export function useDocumentContent(kbId: string | null, fileId: string | null) {
+  return useQuery({
+    queryKey: queryKeys.content(kbId ?? "", fileId ?? ""),
+    queryFn: () => api<DocumentContent>(kbPath(kbId!, `/files/${encodeURIComponent(fileId!)}/content`)),
+    enabled: !!kbId && !!fileId,
+    staleTime: 60_000,
+  });
+}
+
+export function useMembers(kbId: string | null, enabled: boolean) {
+  return useQuery({
+    queryKey: queryKeys.members(kbId ?? ""),
+    queryFn: () => api<{ items: KnowledgeMember[] }>(kbPath(kbId!, "/members")),
+    enabled: !!kbId && enabled,
+    select: (d) => d.items,
+  });
+}
+
+export function invalidateKb(qc: QueryClient, kbId: string | null) {
+  void qc.invalidateQueries({ queryKey: queryKeys.knowledges });
+  if (kbId) void qc.invalidateQueries({ queryKey: queryKeys.bootstrap(kbId) });
+}
+
+export function useCreateKnowledge() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { name: string; description?: string }) => api<KnowledgeSummary>("/v1/knowledges", { method: "POST", body: input }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.knowledges }),
+  });
+}
+
+export function useRenameKnowledge() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; name: string }) => api<KnowledgeSummary>(kbPath(input.id), { method: "PATCH", body: { name: input.name } }),
+    onSuccess: (_d, v) => invalidateKb(qc, v.id),
+  });
+}
+
+export function useDeleteKnowledge() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<unknown>(kbPath(id), { method: "DELETE" }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.knowledges }),
+  });
+}
+
+export function useDeleteFile(kbId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (fileId: string) => api<unknown>(kbPath(kbId, `/files/${encodeURIComponent(fileId)}`), { method: "DELETE" }),
+    onSuccess: () => invalidateKb(qc, kbId),
+  });
+}
+
+export function useReparseFile(kbId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (fileId: string) => api<unknown>(kbPath(kbId, `/files/${encodeURIComponent(fileId)}/reparse`), { method: "POST", body: {} }),
+    onSuccess: () => invalidateKb(qc, kbId),
+  });
+}
+
+export function useDeleteConversation(kbId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (conversationId: string) => api<unknown>(kbPath(kbId, `/assistant/conversations/${encodeURIComponent(conversationId)}`), { method: "DELETE" }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.conversations(kbId) }),
+  });
+}
+
+export function useAddMember(kbId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { email: string; role: "editor" | "viewer" }) => api<unknown>(kbPath(kbId, "/members"), { method: "POST", body: input }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.members(kbId) }),
+  });
+}
+
+export function useRemoveMember(kbId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (userId: string) => api<unknown>(kbPath(kbId, `/members/${encodeURIComponent(userId)}`), { method: "DELETE" }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.members(kbId) }),
+  });
+}

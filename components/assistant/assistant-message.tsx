@@ -1,0 +1,134 @@
+"use client";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { useErrorCopy, useT } from "@/components/i18n/locale-store";
+import { Button } from "@/components/ui/button";
+import { AlertIcon, RefreshIcon } from "@/components/ui/icons";
+import { Spinner } from "@/components/ui/spinner";
+import { focusRing } from "@/components/ui/button";
+import { cx } from "@/components/ui/cx";
+import type { ChatMessage } from "./chat-reducer";
+import { MarkdownAnswer } from "./markdown-answer";
+import { ReferenceList, referenceCardId } from "./reference-cards";
+
+const HIGHLIGHT_MS = 2200;
+
+export function UserMessage({ message }: { message: ChatMessage }) {
+  const t = useT();
+  return (
+    <div data-testid="message-user" className="flex justify-end">
+      <div className="max-w-[85%] whitespace-pre-wrap break-words rounded-2xl rounded-br-md bg-indigo-600 px-3.5 py-2 text-sm text-white">
+        <span className="sr-only">{t("chat.you")}: </span>
+        {message.content}
+      </div>
+    </div>
+  );
+}
+
+export interface AssistantMessageProps {
+  message: ChatMessage;
+  knowledgeId: string | null;
+  onRetry?: (id: string) => void;
+  onAsk?: (q: string) => void;
+  canAsk: boolean;
+}
+
+export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk }: AssistantMessageProps) {
+  const t = useT();
+  const errorCopy = useErrorCopy();
+  const [refsOpen, setRefsOpen] = useState(true);
+  const [highlighted, setHighlighted] = useState<number | null>(null);
+  const [jump, setJump] = useState(0);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const indexes = useMemo(() => new Set(message.references.map((r) => r.index)), [message.references]);
+  const { phase } = message;
+  const working = phase === "pending" || phase === "retrieving" || phase === "streaming";
+
+  // Scroll after React has un-hidden the list, then drop the highlight after a moment.
+  useEffect(() => {
+    if (highlighted == null) return;
+    const el = document.getElementById(referenceCardId(message.id, highlighted));
+    if (el) {
+      el.scrollIntoView({ behavior: "smooth", block: "center" });
+      el.focus({ preventScroll: true });
+    }
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = setTimeout(() => setHighlighted(null), HIGHLIGHT_MS);
+    return () => {
+      if (timer.current) clearTimeout(timer.current);
+    };
+  }, [highlighted, jump, message.id]);
+
+  const onCite = (index: number) => {
+    setRefsOpen(true);
+    setHighlighted(index);
+    setJump((j) => j + 1);
+  };
+
+  const error = message.error ? errorCopy(message.error.code, message.error.message) : null;
+
+  return (
+    <article data-testid="message-assistant" data-phase={phase} aria-busy={working} className="flex flex-col gap-1">
+      <span className="sr-only">{t("chat.assistant")}</span>
+      <div className="rounded-2xl rounded-bl-md border border-slate-200 bg-white px-3.5 py-3 shadow-sm">
+        {(phase === "pending" || phase === "retrieving") && !message.content ? (
+          <p data-testid="retrieval-indicator" className="flex items-center gap-2 text-sm text-slate-500">
+            <Spinner className="h-3.5 w-3.5 text-indigo-500" />
+            {t("chat.retrieving")}
+          </p>
+        ) : null}
+        {phase === "streaming" && !message.content ? (
+          <p className="flex items-center gap-2 text-sm text-slate-500">
+            <Spinner className="h-3.5 w-3.5 text-indigo-500" />
+            {typeof message.hitCount === "number" && message.hitCount > 0 ? t("chat.found", { count: message.hitCount }) : t("chat.thinking")}
+          </p>
+        ) : null}
+        {message.content ? (
+          <div data-testid="answer-content" className="relative">
+            <MarkdownAnswer content={message.content} referenceIndexes={indexes} onCite={onCite} />
+            {phase === "streaming" ? <span aria-hidden="true" className="ml-0.5 inline-block h-4 w-1.5 translate-y-0.5 animate-pulse rounded-sm bg-indigo-400" /> : null}
+          </div>
+        ) : null}
+        {error ? (
+          <div role="alert" data-testid="message-error" data-code={message.error?.code} className="mt-1 flex items-start gap-2 rounded-xl bg-rose-50 px-3 py-2.5 text-sm text-rose-900 ring-1 ring-inset ring-rose-200">
+            <AlertIcon className="mt-0.5 shrink-0" />
+            <div className="min-w-0 flex-1">
+              <p className="font-medium">{error.text}</p>
+              {error.next ? <p className="mt-0.5 text-xs opacity-90">{error.next}</p> : null}
+            </div>
+            {onRetry && message.question ? (
+              <Button size="sm" variant="secondary" data-testid="retry-button" disabled={!canAsk} onClick={() => onRetry(message.id)}>
+                <RefreshIcon />
+                {t("common.retry")}
+              </Button>
+            ) : null}
+          </div>
+        ) : null}
+        {phase === "stopped" ? (
+          <p data-testid="stopped-indicator" className="mt-2 text-xs font-medium text-slate-500">
+            {t("chat.stopped")}
+          </p>
+        ) : null}
+        {message.engine === "extractive" && !working ? <p className="mt-2 text-xs text-slate-500">{t("chat.extractive")}</p> : null}
+        <ReferenceList messageId={message.id} references={message.references} knowledgeId={knowledgeId} open={refsOpen} onToggle={() => setRefsOpen((v) => !v)} highlighted={highlighted} />
+        {message.relatedQuestions && message.relatedQuestions.length > 0 && phase === "done" ? (
+          <div className="mt-3">
+            <p className="text-xs font-medium text-slate-500">{t("chat.related")}</p>
+            <div className="mt-1.5 flex flex-wrap gap-1.5">
+              {message.relatedQuestions.map((q) => (
+                <button
+                  key={q}
+                  type="button"
+                  disabled={!canAsk || !onAsk}
+                  onClick={() => onAsk?.(q)}
+                  className={cx("rounded-full border border-slate-200 bg-slate-50 px-2.5 py-1 text-xs text-slate-700 hover:border-indigo-300 hover:bg-indigo-50 disabled:opacity-60", focusRing)}
+                >
+                  {q}
+                </button>
+              ))}
+            </div>
+          </div>
+        ) : null}
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,124 @@
+"use client";
+// Glue between the chat store and the SSE stream: ask, stop, retry, switch conversation.
+// Only an explicit user action calls askQuestion; nothing here re-sends on its own (SPEC §5).
+import { fetchConversationMessages } from "@/components/api/queries";
+import { isApiError, kbPath } from "@/components/api/http-client";
+import { openSse } from "@/components/api/sse-client";
+import type { RetrievalSourceStatus, SourceReference } from "@/components/api/types";
+import { createDeltaBatcher } from "./delta-batcher";
+import { getChatSession, useChatStore } from "./chat-store";
+
+const controllers = new Map<string, AbortController>();
+let seq = 0;
+const localId = (p: string) => `${p}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
+
+export interface AskOptions {
+  onSettled?: () => void;
+}
+
+export function isStreaming(kbId: string): boolean {
+  return controllers.has(kbId);
+}
+
+export async function askQuestion(kbId: string, question: string, opts: AskOptions = {}): Promise<void> {
+  const text = question.trim();
+  if (!text || controllers.has(kbId)) return;
+  const dispatch = useChatStore.getState().dispatch;
+  const session = getChatSession(kbId);
+  const assistantId = localId("a");
+  dispatch(kbId, { type: "ask", userId: localId("u"), assistantId, question: text });
+
+  const controller = new AbortController();
+  controllers.set(kbId, controller);
+  const batcher = createDeltaBatcher((t) => dispatch(kbId, { type: "delta", text: t }));
+  let engine: string | null = null;
+  try {
+    await openSse({
+      url: kbPath(kbId, "/assistant/chat/stream"),
+      method: "POST",
+      signal: controller.signal,
+      terminal: ["done", "error"],
+      body: {
+        message: text,
+        top_k: 8,
+        file_ids: null,
+        conversation_id: session.conversationId,
+        history_limit: 6,
+        answer_mode: "grounded",
+        use_query_rewrite: false,
+        min_score: null,
+        external_knowledge_refs: [],
+      },
+      onEvent: ({ event, data }) => {
+        const d = (data ?? {}) as Record<string, unknown>;
+        switch (event) {
+          case "start":
+            dispatch(kbId, { type: "start", conversationId: String(d.conversation_id ?? ""), messageId: (d.message_id as string) ?? null });
+            break;
+          case "retrieval":
+            dispatch(kbId, {
+              type: "retrieval",
+              status: String(d.status ?? ""),
+              hitCount: typeof d.hit_count === "number" ? d.hit_count : undefined,
+              sources: Array.isArray(d.sources) ? (d.sources as RetrievalSourceStatus[]) : undefined,
+            });
+            break;
+          case "references":
+            dispatch(kbId, { type: "references", items: Array.isArray(d.items) ? (d.items as SourceReference[]) : [] });
+            break;
+          case "delta":
+            if (typeof d.text === "string") batcher.push(d.text);
+            break;
+          case "related_questions":
+            batcher.flush();
+            dispatch(kbId, { type: "related", items: Array.isArray(d.items) ? (d.items as string[]) : [] });
+            break;
+          case "done":
+            batcher.flush();
+            engine = typeof d.engine === "string" ? d.engine : engine;
+            dispatch(kbId, { type: "done", messageId: (d.message_id as string) ?? null, finishReason: (d.finish_reason as string) ?? "stop", engine });
+            break;
+          case "error":
+            batcher.flush();
+            dispatch(kbId, { type: "error", code: String(d.code ?? "INTERNAL_ERROR"), message: String(d.message ?? "") });
+            break;
+        }
+      },
+    });
+    if (controller.signal.aborted) {
+      batcher.flush();
+      dispatch(kbId, { type: "stopped" });
+    }
+  } catch (e) {
+    batcher.flush();
+    if (controller.signal.aborted) dispatch(kbId, { type: "stopped" });
+    else if (isApiError(e)) dispatch(kbId, { type: "error", code: e.code, message: e.message });
+    else dispatch(kbId, { type: "error", code: "INTERNAL_ERROR", message: (e as Error)?.message ?? "" });
+  } finally {
+    batcher.cancel();
+    controllers.delete(kbId);
+    opts.onSettled?.();
+  }
+}
+
+export function stopStreaming(kbId: string): void {
+  controllers.get(kbId)?.abort();
+}
+
+export function retryAnswer(kbId: string, assistantId: string, opts: AskOptions = {}): void {
+  const msg = getChatSession(kbId).messages.find((m) => m.id === assistantId);
+  if (!msg?.question || controllers.has(kbId)) return;
+  useChatStore.getState().dispatch(kbId, { type: "remove-exchange", assistantId });
+  void askQuestion(kbId, msg.question, opts);
+}
+
+export function newConversation(kbId: string): void {
+  stopStreaming(kbId);
+  useChatStore.getState().dispatch(kbId, { type: "reset" });
+}
+
+export async function loadConversation(kbId: string, conversationId: string): Promise<void> {
+  stopStreaming(kbId);
+  const page = await fetchConversationMessages(kbId, conversationId);
+  useChatStore.getState().dispatch(kbId, { type: "load", conversationId, messages: page.items });
+}

@@ -1,0 +1,142 @@
+// Pure state transitions of one conversation in the sidebar, driven by the SSE events of
+// SPEC §5. Kept free of React and I/O so every transition is unit-tested.
+import type { RetrievalSourceStatus, SourceReference, StoredMessage } from "@/components/api/types";
+
+export type AssistantPhase = "pending" | "retrieving" | "streaming" | "done" | "stopped" | "error";
+
+export interface ChatError {
+  code: string;
+  message: string;
+}
+
+export interface ChatMessage {
+  id: string;
+  role: "user" | "assistant";
+  content: string;
+  references: SourceReference[];
+  phase: AssistantPhase;
+  /** For an assistant message: the question it answers, kept so an error can be retried. */
+  question?: string;
+  error?: ChatError;
+  relatedQuestions?: string[];
+  engine?: string | null;
+  finishReason?: string | null;
+  serverId?: string | null;
+  hitCount?: number | null;
+  sources?: RetrievalSourceStatus[];
+}
+
+export interface ChatSession {
+  conversationId: string | null;
+  messages: ChatMessage[];
+  /** The assistant message receiving stream events, or null when idle. */
+  activeId: string | null;
+}
+
+export const emptySession = (): ChatSession => ({ conversationId: null, messages: [], activeId: null });
+
+export type ChatAction =
+  | { type: "ask"; userId: string; assistantId: string; question: string }
+  | { type: "start"; conversationId: string; messageId: string | null }
+  | { type: "retrieval"; status: "searching" | "done" | string; hitCount?: number; sources?: RetrievalSourceStatus[] }
+  | { type: "references"; items: SourceReference[] }
+  | { type: "delta"; text: string }
+  | { type: "related"; items: string[] }
+  | { type: "done"; messageId?: string | null; finishReason?: string | null; engine?: string | null }
+  | { type: "error"; code: string; message: string }
+  | { type: "stopped" }
+  | { type: "load"; conversationId: string; messages: StoredMessage[] }
+  | { type: "reset" }
+  | { type: "remove-exchange"; assistantId: string };
+
+function updateActive(s: ChatSession, fn: (m: ChatMessage) => ChatMessage): ChatSession {
+  if (!s.activeId) return s;
+  return { ...s, messages: s.messages.map((m) => (m.id === s.activeId ? fn(m) : m)) };
+}
+
+const TERMINAL: AssistantPhase[] = ["done", "stopped", "error"];
+
+export function chatReducer(s: ChatSession, a: ChatAction): ChatSession {
+  switch (a.type) {
+    case "ask":
+      return {
+        ...s,
+        activeId: a.assistantId,
+        messages: [
+          ...s.messages,
+          { id: a.userId, role: "user", content: a.question, references: [], phase: "done" },
+          { id: a.assistantId, role: "assistant", content: "", references: [], phase: "pending", question: a.question },
+        ],
+      };
+    case "start":
+      return updateActive({ ...s, conversationId: a.conversationId }, (m) => ({ ...m, serverId: a.messageId }));
+    case "retrieval":
+      return updateActive(s, (m) =>
+        a.status === "searching"
+          ? { ...m, phase: "retrieving" }
+          : { ...m, phase: m.phase === "retrieving" || m.phase === "pending" ? "streaming" : m.phase, hitCount: a.hitCount ?? null, sources: a.sources },
+      );
+    case "references":
+      return updateActive(s, (m) => ({ ...m, references: [...a.items].sort((x, y) => x.index - y.index), phase: m.phase === "retrieving" || m.phase === "pending" ? "streaming" : m.phase }));
+    case "delta":
+      if (!a.text) return s;
+      return updateActive(s, (m) => ({ ...m, content: m.content + a.text, phase: "streaming" }));
+    case "related":
+      return updateActive(s, (m) => ({ ...m, relatedQuestions: a.items.filter((q) => typeof q === "string" && q.trim()) }));
+    case "done":
+      return {
+        ...updateActive(s, (m) => ({
+          ...m,
+          phase: a.finishReason === "aborted" ? "stopped" : "done",
+          serverId: a.messageId ?? m.serverId,
+          finishReason: a.finishReason ?? null,
+          engine: a.engine ?? m.engine ?? null,
+        })),
+        activeId: null,
+      };
+    case "error":
+      return { ...updateActive(s, (m) => ({ ...m, phase: "error", error: { code: a.code, message: a.message } })), activeId: null };
+    case "stopped":
+      return { ...updateActive(s, (m) => (TERMINAL.includes(m.phase) ? m : { ...m, phase: "stopped", finishReason: "aborted" })), activeId: null };
+    case "load":
+      return { conversationId: a.conversationId, activeId: null, messages: fromStored(a.messages) };
+    case "reset":
+      return emptySession();
+    case "remove-exchange": {
+      // Retry replaces the failed exchange: drop the assistant message and the question before it.
+      const i = s.messages.findIndex((m) => m.id === a.assistantId);
+      if (i < 0) return s;
+      const start = i > 0 && s.messages[i - 1]?.role === "user" ? i - 1 : i;
+      return { ...s, messages: [...s.messages.slice(0, start), ...s.messages.slice(i + 1)] };
+    }
+  }
+}
+
+export function fromStored(items: StoredMessage[]): ChatMessage[] {
+  const sorted = [...items].sort((a, b) => a.created_at.localeCompare(b.created_at));
+  let lastQuestion = "";
+  return sorted.map((m) => {
+    if (m.role === "user") {
+      lastQuestion = m.content;
+      return { id: m.id, serverId: m.id, role: "user", content: m.content, references: [], phase: "done" };
+    }
+    const aborted = m.finish_reason === "aborted";
+    const failed = m.finish_reason === "error";
+    return {
+      id: m.id,
+      serverId: m.id,
+      role: "assistant",
+      content: m.content,
+      references: [...(m.references ?? [])].sort((x, y) => x.index - y.index),
+      phase: aborted ? "stopped" : failed ? "error" : "done",
+      error: failed ? { code: "MODEL_UNAVAILABLE", message: "" } : undefined,
+      question: lastQuestion,
+      engine: m.engine,
+      finishReason: m.finish_reason,
+    };
+  });
+}
+
+export function isBusy(s: ChatSession): boolean {
+  return s.activeId !== null;
+}

@@ -1,0 +1,167 @@
+"use client";
+// Document viewer in the main area: PDF pages (text for now, see pdf-page-seam) scrolled to the
+// cited page; DOCX, Markdown, HTML and text as sanitized text chunks scrolled to the cited chunk.
+// Everything is rendered as text: the server already sanitized it and React escapes it again.
+import { createElement, useEffect, useMemo, useRef } from "react";
+import type { DocumentContent } from "@/components/api/types";
+import { useDocumentContent } from "@/components/api/queries";
+import { isApiError, kbPath } from "@/components/api/http-client";
+import { useT } from "@/components/i18n/locale-store";
+import { Button } from "@/components/ui/button";
+import { EmptyState } from "@/components/ui/empty-state";
+import { CloseIcon, DownloadIcon, FileIcon } from "@/components/ui/icons";
+import { Spinner } from "@/components/ui/spinner";
+import { cx } from "@/components/ui/cx";
+import { getPdfPageRenderer } from "./pdf-page-seam";
+import { findQuoteRange, splitByRange, type TextRange } from "./quote-highlight";
+import { useViewerStore, useViewerTarget, type ViewerTarget } from "./viewer-store";
+
+interface Located {
+  kind: "page" | "chunk";
+  key: string | number | null;
+  range: TextRange | null;
+}
+
+/** Where the target lands: the cited page (PDF) or chunk (others), and the quote within it. */
+export function locateTarget(doc: DocumentContent, target: Pick<ViewerTarget, "page" | "quote" | "chunkId">): Located {
+  const quote = target.quote ?? "";
+  if (doc.pages && doc.pages.length > 0) {
+    const page = doc.pages.find((p) => p.page === target.page) ?? null;
+    if (page) return { kind: "page", key: page.page, range: quote ? findQuoteRange(page.text, quote) : null };
+    if (quote) {
+      for (const p of doc.pages) {
+        const range = findQuoteRange(p.text, quote);
+        if (range) return { kind: "page", key: p.page, range };
+      }
+    }
+    return { kind: "page", key: target.page, range: null };
+  }
+  const byId = target.chunkId ? doc.chunks.find((c) => c.id === target.chunkId) : undefined;
+  if (byId) return { kind: "chunk", key: byId.id, range: quote ? findQuoteRange(byId.content, quote) : null };
+  if (quote) {
+    for (const c of doc.chunks) {
+      const range = findQuoteRange(c.content, quote);
+      if (range) return { kind: "chunk", key: c.id, range };
+    }
+  }
+  const byPage = target.page != null ? doc.chunks.find((c) => c.page_start != null && c.page_start <= target.page! && (c.page_end ?? c.page_start) >= target.page!) : undefined;
+  return { kind: "chunk", key: byPage?.id ?? null, range: null };
+}
+
+export function DocumentBody({ doc, target }: { doc: DocumentContent; target: ViewerTarget }) {
+  const t = useT();
+  const root = useRef<HTMLDivElement>(null);
+  const located = useMemo(() => locateTarget(doc, target), [doc, target]);
+  const pageRenderer = getPdfPageRenderer();
+
+  useEffect(() => {
+    const el = root.current;
+    if (!el || located.key == null) return;
+    const anchor = el.querySelector<HTMLElement>(`[data-anchor="${CSS.escape(String(located.key))}"]`);
+    const mark = anchor?.querySelector<HTMLElement>("mark");
+    (mark ?? anchor)?.scrollIntoView({ block: mark ? "center" : "start" });
+  }, [located, target.nonce]);
+
+  const missed = !!target.quote && located.range == null;
+  if (doc.pages && doc.pages.length > 0) {
+    return (
+      <div ref={root} className="flex flex-col gap-4">
+        {missed ? <p className="rounded-lg bg-amber-50 px-3 py-2 text-xs text-amber-900">{t("viewer.highlightMissing")}</p> : null}
+        {doc.pages.map((p) => {
+          const isTarget = located.kind === "page" && located.key === p.page;
+          return (
+            <section
+              key={p.page}
+              data-anchor={p.page}
+              data-testid="viewer-page"
+              data-page={p.page}
+              data-target={isTarget ? "true" : undefined}
+              aria-label={t("viewer.pageOf", { page: p.page, total: doc.pages!.length })}
+              className={cx("rounded-xl border bg-white p-6 shadow-sm", isTarget ? "border-indigo-300 ring-2 ring-indigo-100" : "border-slate-200")}
+            >
+              <p className="mb-3 text-xs font-medium text-slate-400">{t("viewer.pageOf", { page: p.page, total: doc.pages!.length })}</p>
+              {p.text.trim() ? createElement(pageRenderer, { kbId: target.kbId, fileId: target.fileId, page: p.page, text: p.text, range: isTarget ? located.range : null }) : <p className="text-sm text-slate-400">{t("viewer.noText")}</p>}
+            </section>
+          );
+        })}
+      </div>
+    );
+  }
+  if (doc.chunks.length === 0) return <EmptyState icon={<FileIcon width={20} height={20} />} title={t("viewer.noText")} />;
+  return (
+    <div ref={root} className="flex flex-col gap-3">
+      {missed ? <p className="rounded-lg bg-amber-50 px-3 py-2 text-xs text-amber-900">{t("viewer.highlightMissing")}</p> : null}
+      <article className="rounded-xl border border-slate-200 bg-white p-6 shadow-sm">
+        {[...doc.chunks]
+          .sort((a, b) => a.ordinal - b.ordinal)
+          .map((c) => {
+            const isTarget = located.kind === "chunk" && located.key === c.id;
+            return (
+              <section key={c.id} data-anchor={c.id} data-testid="viewer-chunk" data-target={isTarget ? "true" : undefined} className={cx("-mx-3 rounded-lg px-3 py-2", isTarget && "bg-indigo-50/60")}>
+                {c.heading_path ? <p className="mb-1 text-xs font-semibold text-slate-500">{c.heading_path}</p> : null}
+                <p className="whitespace-pre-wrap break-words text-sm leading-7 text-slate-800">
+                  {splitByRange(c.content, isTarget ? located.range : null).map((s, i) =>
+                    s.mark ? (
+                      <mark key={i} data-testid="viewer-highlight" className="rounded bg-amber-200 px-0.5 text-slate-900">
+                        {s.text}
+                      </mark>
+                    ) : (
+                      <span key={i}>{s.text}</span>
+                    ),
+                  )}
+                </p>
+              </section>
+            );
+          })}
+      </article>
+    </div>
+  );
+}
+
+export function DocumentViewer() {
+  const t = useT();
+  const target = useViewerTarget();
+  const close = useViewerStore((s) => s.close);
+  const content = useDocumentContent(target?.kbId ?? null, target?.fileId ?? null);
+  if (!target) {
+    return <EmptyState testId="viewer-empty" icon={<FileIcon width={20} height={20} />} title={t("viewer.title")} hint={t("viewer.empty")} />;
+  }
+  const name = content.data?.file.name ?? target.fileName ?? "";
+  return (
+    <div data-testid="document-viewer" data-file-id={target.fileId} className="flex min-h-0 flex-1 flex-col">
+      <div className="flex items-center gap-2 border-b border-slate-200 bg-white px-4 py-2.5">
+        <FileIcon className="shrink-0 text-slate-500" />
+        <h2 className="min-w-0 flex-1 truncate text-sm font-semibold text-slate-900" title={name}>
+          {name}
+        </h2>
+        {target.page != null ? <span className="shrink-0 text-xs text-slate-500">{t("viewer.page", { page: target.page })}</span> : null}
+        <a
+          href={kbPath(target.kbId, `/files/${encodeURIComponent(target.fileId)}/original`)}
+          download
+          data-testid="viewer-download"
+          className="inline-flex h-8 shrink-0 items-center gap-1.5 rounded-lg px-2.5 text-sm font-medium text-slate-600 hover:bg-slate-100 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
+        >
+          <DownloadIcon />
+          <span className="hidden sm:inline">{t("viewer.download")}</span>
+          <span className="sr-only sm:hidden">{t("viewer.download")}</span>
+        </a>
+        <Button variant="ghost" size="icon" aria-label={t("viewer.close")} onClick={close}>
+          <CloseIcon />
+        </Button>
+      </div>
+      <div className="min-h-0 flex-1 overflow-y-auto bg-slate-100/60 p-4 sm:p-6">
+        {content.isPending ? (
+          <p className="flex items-center gap-2 text-sm text-slate-500">
+            <Spinner /> {t("viewer.loading")}
+          </p>
+        ) : content.isError ? (
+          <p role="alert" className="rounded-lg bg-rose-50 px-3 py-2 text-sm text-rose-800">
+            {t("common.loadFailed", { message: isApiError(content.error) ? content.error.message : String(content.error) })}
+          </p>
+        ) : (
+          <DocumentBody doc={content.data} target={target} />
+        )}
+      </div>
+    </div>
+  );
+}
