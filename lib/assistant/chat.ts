@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Principal } from "@/lib/auth/session";
-import { requireKnowledgeAccess, readableKnowledgeIds } from "@/lib/auth/access";
+import { requireKnowledgeAccess } from "@/lib/auth/access";
 import { getDb, type Db } from "@/lib/db/client";
 import { getKnowledgeSummary } from "@/lib/db/knowledges";
 import { getEnv } from "@/lib/env";
@@ -11,7 +11,7 @@ import { getModelConfig, type ChatModelConfig } from "@/lib/models/config";
 import { isAbortError } from "@/lib/models/http";
 import { getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import type { RetrievalHit, SourceSummary } from "@/lib/retrieval/types";
-import { acquireTurn, createConversation, findConversation, loadHistory, releaseTurn, saveMessage } from "./conversations";
+import { acquireTurn, findConversation, loadHistory, releaseTurn, saveMessage, startConversationWithQuestion } from "./conversations";
 import { bindExternalRefs, listExternalRefs, type ExternalRef } from "./external-refs";
 import { composeExtractiveAnswer, pieces } from "./engines/extractive";
 import { MarkerFilter } from "./markers";
@@ -56,6 +56,9 @@ interface Prepared {
   userMessageId: string;
   assistantMessageId: string;
   readable: Set<string>;
+  /** A new conversation has no history and no bindings yet: skip those reads. */
+  isNew: boolean;
+  hasExternalRefs: boolean;
 }
 
 /**
@@ -84,30 +87,50 @@ export async function prepareChatTurn(principal: Principal, knowledgeId: string,
     if (notReady) throw new AppError("FILE_NOT_SEARCHABLE", `File ${notReady.id} is not searchable yet.`);
   }
 
-  const conversation = input.conversation_id
-    ? await findConversation(db, principal.user.id, knowledgeId, input.conversation_id)
-    : await createConversation(db, principal.user.id, knowledgeId, question);
   const turnId = randomUUID();
-  await acquireTurn(db, conversation.id, turnId);
-  try {
-    if (input.external_knowledge_refs.length > 0) await bindExternalRefs(db, conversation.id, input.external_knowledge_refs);
-    const userMessageId = await saveMessage(db, { conversationId: conversation.id, role: "user", content: question });
-    return {
-      db,
-      principal,
+  let conversationId: string;
+  let userMessageId: string;
+  const isNew = !input.conversation_id;
+  if (input.conversation_id) {
+    conversationId = (await findConversation(db, principal.user.id, knowledgeId, input.conversation_id)).id;
+    await acquireTurn(db, conversationId, turnId);
+    try {
+      userMessageId = await saveMessage(db, { conversationId, role: "user", content: question });
+    } catch (e) {
+      await releaseTurn(db, conversationId, turnId);
+      throw e;
+    }
+  } else {
+    ({ conversationId, userMessageId } = await startConversationWithQuestion(db, {
+      userId: principal.user.id,
       knowledgeId,
-      input,
       question,
-      conversationId: conversation.id,
       turnId,
-      userMessageId,
-      assistantMessageId: randomUUID(),
-      readable: await readableKnowledgeIds(principal.user.id),
-    };
-  } catch (e) {
-    await releaseTurn(db, conversation.id, turnId);
-    throw e;
+    }));
   }
+  if (input.external_knowledge_refs.length > 0) {
+    try {
+      await bindExternalRefs(db, conversationId, input.external_knowledge_refs);
+    } catch (e) {
+      await releaseTurn(db, conversationId, turnId);
+      throw e;
+    }
+  }
+  return {
+    db,
+    principal,
+    knowledgeId,
+    input,
+    question,
+    conversationId,
+    turnId,
+    userMessageId,
+    assistantMessageId: randomUUID(),
+    // The access target of this turn: the one KB whose read access was just checked.
+    readable: new Set([knowledgeId]),
+    isNew,
+    hasExternalRefs: !isNew || input.external_knowledge_refs.length > 0,
+  };
 }
 
 interface TurnOutcome {
@@ -141,10 +164,12 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
   };
   try {
     w.send("start", { conversation_id: p.conversationId, message_id: p.assistantMessageId });
-    const history = await loadHistory(p.db, p.conversationId, p.input.history_limit).then((h) =>
-      // The question just saved is the last history entry; it goes into the prompt separately.
-      h.slice(0, -1),
-    );
+    const history = p.isNew
+      ? []
+      : await loadHistory(p.db, p.conversationId, p.input.history_limit).then((h) =>
+          // The question just saved is the last history entry; it goes into the prompt separately.
+          h.slice(0, -1),
+        );
 
     let query = p.question;
     if (p.input.use_query_rewrite && models.chat) {
@@ -154,7 +179,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
     w.send("retrieval", { status: "searching", query });
 
     const minScore = p.input.min_score ?? env.RETRIEVAL_MIN_SCORE;
-    const externalRefs = await listExternalRefs(p.db, p.conversationId);
+    const externalRefs = p.hasExternalRefs ? await listExternalRefs(p.db, p.conversationId) : [];
     const result = await getRetrievalRuntime().retrieve(
       {
         query,

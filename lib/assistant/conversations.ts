@@ -2,7 +2,6 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import type { Prisma } from "@/lib/generated/prisma/client";
 import type { ChatMessage } from "@/lib/models/chat";
 
 // A turn holds the conversation for at most this long; a crashed turn cannot lock it forever.
@@ -12,11 +11,6 @@ export async function findConversation(db: Db, userId: string, knowledgeId: stri
   const c = await db.conversation.findFirst({ where: { id: conversationId, userId, knowledgeId } });
   if (!c) throw new AppError("CONVERSATION_NOT_FOUND");
   return c;
-}
-
-export async function createConversation(db: Db, userId: string, knowledgeId: string, firstQuestion: string) {
-  const title = [...firstQuestion.replace(/\s+/g, " ").trim()].slice(0, 40).join("");
-  return db.conversation.create({ data: { id: randomUUID(), userId, knowledgeId, title } });
 }
 
 /** Takes the conversation for one turn; a second concurrent question is refused, never interleaved. */
@@ -51,43 +45,78 @@ export async function loadHistory(db: Db, conversationId: string, limit: number)
     .map((r) => ({ role: r.role === "assistant" ? ("assistant" as const) : ("user" as const), content: r.content.slice(0, 2000) }));
 }
 
-export async function saveMessage(
-  db: Db,
-  data: {
-    id?: string;
-    conversationId: string;
-    role: "user" | "assistant";
-    content: string;
-    referencesJson?: unknown;
-    usageJson?: unknown;
-    metadataJson?: unknown;
-    finishReason?: string | null;
-    engine?: string | null;
-  },
-) {
-  const id = data.id ?? randomUUID();
-  const now = new Date();
-  await db.$transaction([
-    db.message.create({
-      data: {
-        id,
-        conversationId: data.conversationId,
-        role: data.role,
-        content: data.content,
-        referencesJson: (data.referencesJson ?? undefined) as Prisma.InputJsonValue | undefined,
-        usageJson: (data.usageJson ?? undefined) as Prisma.InputJsonValue | undefined,
-        metadataJson: (data.metadataJson ?? undefined) as Prisma.InputJsonValue | undefined,
-        finishReason: data.finishReason ?? null,
-        engine: data.engine ?? null,
-        createdAt: now,
-      },
-    }),
-    db.conversation.update({
-      where: { id: data.conversationId },
-      data: { messageCount: { increment: 1 }, lastMessageAt: now },
-    }),
-  ]);
+export interface NewMessage {
+  id?: string;
+  conversationId: string;
+  role: "user" | "assistant";
+  content: string;
+  referencesJson?: unknown;
+  usageJson?: unknown;
+  metadataJson?: unknown;
+  finishReason?: string | null;
+  engine?: string | null;
+}
+
+const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+
+/**
+ * Inserts a message and bumps the conversation's count and time in ONE statement (a CTE), so
+ * the two can never disagree and a turn costs one round trip per save.
+ */
+export async function saveMessage(db: Db, m: NewMessage): Promise<string> {
+  const id = m.id ?? randomUUID();
+  await db.$executeRawUnsafe(
+    `WITH ins AS (
+       INSERT INTO knowledge_assistant_messages
+         (id, conversation_id, role, content, references_json, usage_json, metadata_json, finish_reason, engine, created_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8, $9, clock_timestamp())
+       RETURNING created_at
+     )
+     UPDATE knowledge_assistant_conversations
+        SET message_count = message_count + 1, last_message_at = (SELECT created_at FROM ins), updated_at = now()
+      WHERE id = $2`,
+    id,
+    m.conversationId,
+    m.role,
+    m.content,
+    json(m.referencesJson),
+    json(m.usageJson),
+    json(m.metadataJson),
+    m.finishReason ?? null,
+    m.engine ?? null,
+  );
   return id;
+}
+
+/**
+ * Starts a conversation that is already held by its first turn and already holds the first
+ * question: one statement instead of create + lease + save.
+ */
+export async function startConversationWithQuestion(
+  db: Db,
+  a: { userId: string; knowledgeId: string; question: string; turnId: string },
+): Promise<{ conversationId: string; userMessageId: string }> {
+  const conversationId = randomUUID();
+  const userMessageId = randomUUID();
+  const title = [...a.question.replace(/\s+/g, " ").trim()].slice(0, 40).join("");
+  await db.$executeRawUnsafe(
+    `WITH conv AS (
+       INSERT INTO knowledge_assistant_conversations
+         (id, knowledge_id, user_id, title, message_count, last_message_at, active_turn_id, active_turn_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 1, clock_timestamp(), $5, now(), now(), now())
+       RETURNING id, last_message_at
+     )
+     INSERT INTO knowledge_assistant_messages (id, conversation_id, role, content, created_at)
+     SELECT $6, conv.id, 'user', $7, conv.last_message_at FROM conv`,
+    conversationId,
+    a.knowledgeId,
+    a.userId,
+    title,
+    a.turnId,
+    userMessageId,
+    a.question,
+  );
+  return { conversationId, userMessageId };
 }
 
 export async function listConversations(db: Db, userId: string, knowledgeId: string, page: number, pageSize: number) {
