@@ -27,7 +27,7 @@ async function boot(): Promise<void> {
       const owner = await ensureLocalOwner();
       if (env.SEED_SAMPLE) await seedSampleKnowledge(db, { ownerId: owner.id });
     }
-    startIngestionRunner({ db });
+    await startIngestionRunner({ db });
   } catch (e) {
     console.error(`\n[knowledge-assistant] cannot start: ${(e as Error).message}\n`);
     process.exit(1);
