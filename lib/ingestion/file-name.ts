@@ -42,7 +42,8 @@ export function fileExtension(name: string): string {
  */
 export function normalizeDisplayName(raw: string | null | undefined, max = MAX_DISPLAY_NAME_CHARS): string {
   let s = String(raw ?? "");
-  s = s.normalize("NFC").replace(STRIP, "");
+  // Line breaks and tabs separate words: they become spaces; other invisible characters go.
+  s = s.normalize("NFC").replace(/[\t\n\v\f\r\u0085\u2028\u2029]/g, " ").replace(STRIP, "");
   s = lastPathPart(s);
   s = s.replace(/\s+/g, " ").trim();
   // Leading dots would make ".." or hidden-looking names; trailing dots/spaces are dropped by

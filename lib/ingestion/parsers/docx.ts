@@ -53,7 +53,7 @@ function openZip(src: Source): Promise<yauzl.ZipFile> {
   });
 }
 
-function inflateCounting(zip: yauzl.ZipFile, entry: yauzl.Entry, budgetLeft: number, budget: ParseBudget): Promise<number> {
+function inflateCounting(zip: yauzl.ZipFile, entry: yauzl.Entry, budgetLeft: number, totalLimit: number, budget: ParseBudget): Promise<number> {
   return new Promise((resolve, reject) => {
     zip.openReadStream(entry, (err, stream) => {
       if (err || !stream) return reject(damaged(err));
@@ -62,7 +62,7 @@ function inflateCounting(zip: yauzl.ZipFile, entry: yauzl.Entry, budgetLeft: num
         n += chunk.length;
         if (n > budgetLeft) {
           stream.destroy();
-          reject(bomb(`its parts inflate to more than ${mb(DOCX_LIMITS.maxInflatedBytes)} of XML (stopped at "${entry.fileName.slice(0, 80)}")`));
+          reject(bomb(`its parts inflate to more than ${mb(totalLimit)} of XML (stopped at "${entry.fileName.slice(0, 80)}")`));
         }
         try {
           budget.check();
@@ -113,7 +113,7 @@ export async function inspectDocxArchive(src: Source, budget: ParseBudget, limit
     let inflated = 0;
     for (const e of entries) {
       budget.check();
-      inflated += await inflateCounting(zip, e, limits.maxInflatedBytes - inflated, budget);
+      inflated += await inflateCounting(zip, e, limits.maxInflatedBytes - inflated, limits.maxInflatedBytes, budget);
     }
     return { entryCount: zip.entryCount, declaredBytes: declared, inflatedBytes: inflated };
   } finally {
