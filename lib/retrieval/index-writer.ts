@@ -100,26 +100,31 @@ async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepa
   let ids: string[] = [];
   let terms: string[] = [];
   let tfs: number[] = [];
+  let lens: number[] = [];
   const flush = async () => {
     if (!ids.length) return;
     await tx.$executeRawUnsafe(
-      `INSERT INTO chunk_terms (chunk_id, knowledge_id, file_id, term, tf)
-       SELECT u.chunk_id, $1, $2, u.term, u.tf FROM unnest($3::text[], $4::text[], $5::int[]) AS u(chunk_id, term, tf)`,
+      `INSERT INTO chunk_terms (chunk_id, knowledge_id, file_id, term, tf, doc_len)
+       SELECT u.chunk_id, $1, $2, u.term, u.tf, u.doc_len
+       FROM unnest($3::text[], $4::text[], $5::int[], $6::int[]) AS u(chunk_id, term, tf, doc_len)`,
       knowledgeId,
       fileId,
       ids,
       terms,
       tfs,
+      lens,
     );
     ids = [];
     terms = [];
     tfs = [];
+    lens = [];
   };
   for (const p of prepared) {
     for (const [term, tf] of p.tf) {
       ids.push(p.id);
       terms.push(term);
       tfs.push(tf);
+      lens.push(p.tokens.length);
     }
     if (ids.length >= TERM_BATCH) await flush();
   }

@@ -51,49 +51,11 @@ const MAX_QUERY_TERMS = 64;
  * term with its df and one row with N/avgdl, so calibration needs no second round trip.
  */
 export async function lexicalSearch(db: Pick<PrismaClient, "$queryRawUnsafe">, q: LexicalQuery): Promise<LexicalResult> {
-  const k1 = q.k1 ?? BM25_K1;
-  const b = q.b ?? BM25_B;
   const qtf = [...termFrequencies(q.tokens)].slice(0, MAX_QUERY_TERMS);
   if (!qtf.length || !q.knowledgeIds.length) {
     return { hits: [], n: 0, avgdl: 0, terms: qtf.map(([term, f]) => ({ term, qtf: f, df: 0, idf: 0 })) };
   }
-  const fileStatus = q.fileStatus === undefined ? "success" : q.fileStatus;
-  const params: unknown[] = [q.knowledgeIds, qtf.map((x) => x[0]), qtf.map((x) => x[1]), k1, b, Math.max(1, q.limit)];
-  let fileFilter = "";
-  if (q.fileIds) {
-    params.push(q.fileIds);
-    fileFilter += ` AND p.file_id = ANY($${params.length}::text[])`;
-  }
-  if (fileStatus !== null) {
-    params.push(fileStatus);
-    fileFilter += ` AND p.file_id IN (SELECT f.id FROM knowledge_files f WHERE f.knowledge_id = ANY($1::text[]) AND f.status = $${params.length})`;
-  }
-  const sql = `
-WITH q AS (
-  SELECT t.term, t.qtf FROM unnest($2::text[], $3::int[]) AS t(term, qtf)
-), st AS (
-  SELECT count(*)::float8 AS n, coalesce(avg(c.token_count), 0)::float8 AS avgdl
-  FROM chunks c WHERE c.knowledge_id = ANY($1::text[])
-), p AS MATERIALIZED (
-  SELECT ct.chunk_id, ct.file_id, ct.term, ct.tf, count(*) OVER (PARTITION BY ct.term) AS df
-  FROM chunk_terms ct WHERE ct.knowledge_id = ANY($1::text[]) AND ct.term = ANY($2::text[])
-), s AS (
-  SELECT p.chunk_id,
-         sum(q.qtf * ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5))
-             * p.tf * ($4::float8 + 1)
-             / (p.tf + $4::float8 * (1 - $5::float8 + $5::float8 * c.token_count / greatest(st.avgdl, 1)))) AS score,
-         count(*) AS matched
-  FROM p JOIN q ON q.term = p.term JOIN chunks c ON c.id = p.chunk_id CROSS JOIN st
-  WHERE true${fileFilter}
-  GROUP BY p.chunk_id
-  ORDER BY score DESC, p.chunk_id
-  LIMIT $6
-)
-SELECT 'h' AS kind, s.chunk_id AS key, s.score::float8 AS a, s.matched::float8 AS b FROM s
-UNION ALL
-SELECT 't', p.term, max(p.df)::float8, 0 FROM p GROUP BY p.term
-UNION ALL
-SELECT 's', '', st.n, st.avgdl FROM st`;
+  const { sql, params } = buildLexicalSql(q, qtf);
   const rows = await db.$queryRawUnsafe<{ kind: string; key: string; a: number; b: number }[]>(sql, ...params);
   const hits: LexicalHit[] = [];
   const dfs = new Map<string, number>();
@@ -113,4 +75,50 @@ SELECT 's', '', st.n, st.avgdl FROM st`;
     return { term, qtf: f, df, idf: bm25Idf(n, df) };
   });
   return { hits, n, avgdl, terms };
+}
+
+/** The statement and its parameters (exported for EXPLAIN in benchmarks). */
+export function buildLexicalSql(q: LexicalQuery, qtf: [string, number][]): { sql: string; params: unknown[] } {
+  const k1 = q.k1 ?? BM25_K1;
+  const b = q.b ?? BM25_B;
+  const fileStatus = q.fileStatus === undefined ? "success" : q.fileStatus;
+  const params: unknown[] = [q.knowledgeIds, qtf.map((x) => x[0]), qtf.map((x) => x[1]), k1, b, Math.max(1, q.limit)];
+  let fileFilter = "";
+  if (q.fileIds) {
+    params.push(q.fileIds);
+    fileFilter += ` AND p.file_id = ANY($${params.length}::text[])`;
+  }
+  if (fileStatus !== null) {
+    params.push(fileStatus);
+    fileFilter += ` AND p.file_id IN (SELECT f.id FROM knowledge_files f WHERE f.knowledge_id = ANY($1::text[]) AND f.status = $${params.length})`;
+  }
+  const sql = `
+WITH q AS (
+  SELECT t.term, t.qtf FROM unnest($2::text[], $3::int[]) AS t(term, qtf)
+), st AS (
+  -- N and avgdl of the searched KBs, kept exact by triggers on chunks (migration 20261202010000).
+  SELECT coalesce(sum(k.chunk_count), 0)::float8 AS n,
+         (coalesce(sum(k.token_sum), 0)::float8 / greatest(coalesce(sum(k.chunk_count), 0), 1))::float8 AS avgdl
+  FROM retrieval_kb_stats k WHERE k.knowledge_id = ANY($1::text[])
+), p AS MATERIALIZED (
+  SELECT ct.chunk_id, ct.file_id, ct.term, ct.tf, ct.doc_len, count(*) OVER (PARTITION BY ct.term) AS df
+  FROM chunk_terms ct WHERE ct.knowledge_id = ANY($1::text[]) AND ct.term = ANY($2::text[])
+), s AS (
+  SELECT p.chunk_id,
+         sum(q.qtf * ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5))
+             * p.tf * ($4::float8 + 1)
+             / (p.tf + $4::float8 * (1 - $5::float8 + $5::float8 * p.doc_len / greatest(st.avgdl, 1)))) AS score,
+         count(*) AS matched
+  FROM p JOIN q ON q.term = p.term CROSS JOIN st
+  WHERE true${fileFilter}
+  GROUP BY p.chunk_id
+  ORDER BY score DESC, p.chunk_id
+  LIMIT $6
+)
+SELECT 'h' AS kind, s.chunk_id AS key, s.score::float8 AS a, s.matched::float8 AS b FROM s
+UNION ALL
+SELECT 't', p.term, max(p.df)::float8, 0 FROM p GROUP BY p.term
+UNION ALL
+SELECT 's', '', st.n, st.avgdl FROM st`;
+  return { sql, params };
 }

@@ -89,6 +89,27 @@ describe("retrieval on the real database", () => {
     expect(b.hits.map((h) => h.chunkId)).not.toContain(content[0]!.id);
   });
 
+  it("keeps N/avgdl statistics exact through replace, delete and cascade deletes", async () => {
+    const kb = id("kbStats");
+    await db.knowledge.create({ data: { id: kb, name: kb, ownerId: id("u") } });
+    const stats = async () => {
+      const r = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["zzz"], limit: 1 });
+      return [r.n, r.avgdl];
+    };
+    await file(kb, id("fs1"));
+    await file(kb, id("fs2"));
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("fs1"), chunks: [chunk(0, "one two three"), chunk(1, "four")] });
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("fs2"), chunks: [chunk(0, "five six")] });
+    expect(await stats()).toEqual([3, 2]);
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("fs1"), chunks: [chunk(0, "one two three four five six seven")] });
+    expect(await stats()).toEqual([2, 4.5]);
+    // Deleting the file row cascades to its chunks; the statistics follow.
+    await db.knowledgeFile.delete({ where: { id: id("fs1") } });
+    expect(await stats()).toEqual([1, 2]);
+    await deleteFileChunks(db, id("fs2"));
+    expect(await stats()).toEqual([0, 0]);
+  });
+
   it("replaceFileChunks is idempotent and writes tokens, token_count and postings", async () => {
     const fid = id("fidem");
     await file(KB_C, fid);
