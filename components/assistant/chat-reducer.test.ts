@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import type { SourceReference } from "@/components/api/types";
+import { chatReducer, emptySession, fromStored, type ChatAction, type ChatSession } from "./chat-reducer";
+
+const ref = (index: number): SourceReference => ({
+  ref_id: `ref_${index}`,
+  index,
+  file_id: "f",
+  file_name: "a.pdf",
+  page_start: 1,
+  page_end: 1,
+  heading_path: null,
+  quote: "q",
+  score: 0.8,
+  chunk_id: "c",
+  source_type: "knowledge",
+  source_id: "c",
+  source_uri: null,
+  source_name: null,
+});
+
+const run = (actions: ChatAction[], s: ChatSession = emptySession()) => actions.reduce(chatReducer, s);
+const ask: ChatAction = { type: "ask", userId: "u1", assistantId: "a1", question: "问题" };
+
+describe("chatReducer", () => {
+  it("adds the question and a pending placeholder", () => {
+    const s = run([ask]);
+    expect(s.activeId).toBe("a1");
+    expect(s.messages.map((m) => [m.role, m.phase])).toEqual([
+      ["user", "done"],
+      ["assistant", "pending"],
+    ]);
+  });
+  it("follows start → retrieval → references → deltas → done", () => {
+    const s = run([
+      ask,
+      { type: "start", conversationId: "c1", messageId: "m1" },
+      { type: "retrieval", status: "searching" },
+      { type: "retrieval", status: "done", hitCount: 2 },
+      { type: "references", items: [ref(2), ref(1)] },
+      { type: "delta", text: "答" },
+      { type: "delta", text: "案 [1]" },
+      { type: "done", messageId: "m1", finishReason: "stop", engine: "extractive" },
+    ]);
+    const a = s.messages[1]!;
+    expect(s.conversationId).toBe("c1");
+    expect(s.activeId).toBeNull();
+    expect(a.content).toBe("答案 [1]");
+    expect(a.references.map((r) => r.index)).toEqual([1, 2]);
+    expect(a.phase).toBe("done");
+    expect(a.engine).toBe("extractive");
+  });
+  it("shows retrieving while searching", () => {
+    expect(run([ask, { type: "retrieval", status: "searching" }]).messages[1]!.phase).toBe("retrieving");
+  });
+  it("keeps the question and records the error", () => {
+    const s = run([ask, { type: "error", code: "NO_RELEVANT_CONTEXT", message: "x" }]);
+    expect(s.messages[0]!.content).toBe("问题");
+    expect(s.messages[1]!.phase).toBe("error");
+    expect(s.messages[1]!.error?.code).toBe("NO_RELEVANT_CONTEXT");
+    expect(s.messages[1]!.question).toBe("问题");
+    expect(s.activeId).toBeNull();
+  });
+  it("keeps partial text when stopped and ignores events after", () => {
+    const s = run([ask, { type: "delta", text: "部分" }, { type: "stopped" }, { type: "delta", text: "更多" }]);
+    expect(s.messages[1]!.phase).toBe("stopped");
+    expect(s.messages[1]!.content).toBe("部分");
+  });
+  it("does not turn a finished answer into stopped", () => {
+    const s = run([ask, { type: "done" }]);
+    expect(chatReducer({ ...s, activeId: "a1" }, { type: "stopped" }).messages[1]!.phase).toBe("done");
+  });
+  it("removes a failed exchange for retry", () => {
+    const s = run([ask, { type: "error", code: "MODEL_UNAVAILABLE", message: "" }, { type: "remove-exchange", assistantId: "a1" }]);
+    expect(s.messages).toEqual([]);
+  });
+  it("resets to an empty conversation", () => {
+    expect(run([ask, { type: "reset" }])).toEqual(emptySession());
+  });
+});
+
+describe("fromStored", () => {
+  it("orders messages and maps aborted answers to stopped", () => {
+    const msgs = fromStored([
+      { id: "2", role: "assistant", content: "半", references: [ref(1)], finish_reason: "aborted", engine: "model", created_at: "2026-01-01T00:00:02Z" },
+      { id: "1", role: "user", content: "问", references: null, finish_reason: null, engine: null, created_at: "2026-01-01T00:00:01Z" },
+    ]);
+    expect(msgs.map((m) => m.id)).toEqual(["1", "2"]);
+    expect(msgs[1]!.phase).toBe("stopped");
+    expect(msgs[1]!.question).toBe("问");
+  });
+});

@@ -1,0 +1,207 @@
+"use client";
+// Flow gallery (issue 7): every assistant state side by side, rendered by the same components
+// the workspace uses, fed with fixtures. Interactions stay local: asking appends a canned
+// answer, nothing touches the network or the database.
+import { useReducer, type ReactNode } from "react";
+import type { AssistantBootstrap, KnowledgeSummary } from "@/components/api/types";
+import { AssistantView, type AssistantViewProps, type LoadState } from "@/components/assistant/assistant-view";
+import { chatReducer, type ChatSession } from "@/components/assistant/chat-reducer";
+import { useT } from "@/components/i18n/locale-store";
+import { DocumentBody } from "@/components/viewer/document-viewer";
+import { FileListView } from "@/components/workspace/file-list-view";
+import { LanguageSwitch } from "@/components/workspace/language-switch";
+import { CONVERSATIONS, DOCX_REF, FIXTURE_KB_ID, KNOWLEDGES, PDF_DOCUMENT, PDF_REF, SESSIONS, bootstrap, fileStates } from "./fixtures";
+
+function FlowCard({ id, title, note, children, wide }: { id: string; title: string; note?: string; children: ReactNode; wide?: boolean }) {
+  return (
+    <section data-testid="flow-state" data-state={id} aria-labelledby={`flow-${id}`} className={wide ? "md:col-span-2" : undefined}>
+      <h2 id={`flow-${id}`} className="text-sm font-semibold text-slate-800">
+        {title} <code className="ml-1 rounded bg-slate-200/70 px-1.5 py-0.5 text-[0.7rem] font-normal text-slate-600">{id}</code>
+      </h2>
+      {note ? <p className="mt-0.5 text-xs text-slate-500">{note}</p> : null}
+      <div className="mt-2 h-[640px] overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-sm">{children}</div>
+    </section>
+  );
+}
+
+interface FixtureProps {
+  session?: ChatSession;
+  boot?: AssistantBootstrap;
+  bootState?: LoadState;
+  knowledges?: KnowledgeSummary[];
+  historyOpen?: boolean;
+  draft?: string;
+}
+
+function AssistantFixture({ session, boot, bootState = "ready", knowledges = KNOWLEDGES, historyOpen, draft }: FixtureProps) {
+  const [state, dispatch] = useReducer(chatReducer, session ?? SESSIONS.empty());
+  const props: AssistantViewProps = {
+    knowledges,
+    knowledgesState: "ready",
+    selectedKbId: knowledges[0]?.id ?? null,
+    onSelectKb: () => undefined,
+    onCreateKb: () => undefined,
+    bootstrap: bootState === "ready" ? (boot ?? bootstrap("ready")) : undefined,
+    bootstrapState: bootState,
+    bootstrapError: bootState === "error" ? "HTTP 502" : null,
+    onRetryBootstrap: () => undefined,
+    session: state,
+    onAsk: (q) => {
+      const assistantId = `fx-a-${state.messages.length}`;
+      dispatch({ type: "ask", userId: `fx-u-${state.messages.length}`, assistantId, question: q });
+      dispatch({ type: "references", items: [PDF_REF, DOCX_REF] });
+      dispatch({ type: "delta", text: "（示例回答）根据知识库资料，相关内容见 [1] 与 [2]。" });
+      dispatch({ type: "done", finishReason: "stop", engine: "model" });
+    },
+    onStop: () => dispatch({ type: "stopped" }),
+    onRetry: (id) => dispatch({ type: "remove-exchange", assistantId: id }),
+    conversations: CONVERSATIONS,
+    conversationsState: "ready",
+    onSelectConversation: () => undefined,
+    onNewConversation: () => dispatch({ type: "reset" }),
+    onDeleteConversation: async () => undefined,
+    onStatusAction: () => undefined,
+    initialHistoryOpen: historyOpen,
+    initialDraft: draft,
+  };
+  return <AssistantView {...props} />;
+}
+
+function FilesFixture({ canWrite = true, empty = false }: { canWrite?: boolean; empty?: boolean }) {
+  const fx = fileStates();
+  return (
+    <div className="flex h-full flex-col bg-slate-50">
+      <FileListView
+        files={empty ? [] : fx.files}
+        uploads={empty ? [] : fx.uploads}
+        progress={fx.progress}
+        canWrite={canWrite}
+        onUpload={() => undefined}
+        onOpen={() => undefined}
+        onDelete={async () => undefined}
+        onReparse={async () => undefined}
+        onDismissUpload={() => undefined}
+      />
+    </div>
+  );
+}
+
+export const FLOW_STATE_IDS = [
+  "welcome-ready",
+  "status-empty",
+  "status-indexing",
+  "status-failed",
+  "status-disabled",
+  "ready-partial-indexing",
+  "status-loading",
+  "status-error",
+  "no-knowledge-base",
+  "retrieving",
+  "streaming",
+  "answered",
+  "answered-extractive",
+  "no-relevant-context",
+  "model-error",
+  "stopped",
+  "long-answer",
+  "untrusted-content",
+  "history",
+  "composer-limit",
+  "viewer-pdf",
+  "files-all-states",
+  "files-empty",
+  "files-viewer-role",
+] as const;
+
+export function FlowGallery() {
+  const t = useT();
+  return (
+    <div className="min-h-dvh bg-slate-100">
+      <header className="sticky top-0 z-10 flex items-center gap-3 border-b border-slate-200 bg-white/90 px-6 py-3 backdrop-blur">
+        <div>
+          <h1 className="text-base font-semibold text-slate-900">{t("flows.title")}</h1>
+          <p className="text-xs text-slate-500">{t("flows.subtitle")}</p>
+        </div>
+        <div className="ml-auto">
+          <LanguageSwitch />
+        </div>
+      </header>
+      <main className="grid grid-cols-1 gap-8 p-6 md:grid-cols-2 xl:grid-cols-3">
+        <FlowCard id="welcome-ready" title="Welcome · ready">
+          <AssistantFixture />
+        </FlowCard>
+        <FlowCard id="status-empty" title="Empty knowledge base">
+          <AssistantFixture boot={bootstrap("empty", { file_count: 0 })} />
+        </FlowCard>
+        <FlowCard id="status-indexing" title="Indexing, nothing searchable yet">
+          <AssistantFixture boot={bootstrap("indexing")} />
+        </FlowCard>
+        <FlowCard id="status-failed" title="Every file failed">
+          <AssistantFixture boot={bootstrap("failed")} />
+        </FlowCard>
+        <FlowCard id="status-disabled" title="Assistant disabled for this user">
+          <AssistantFixture boot={bootstrap("disabled")} />
+        </FlowCard>
+        <FlowCard id="ready-partial-indexing" title="Ready, some files still indexing">
+          <AssistantFixture boot={bootstrap("ready", { file_count: 5, ready_file_count: 3, indexing_file_count: 2 })} />
+        </FlowCard>
+        <FlowCard id="status-loading" title="Checking the knowledge base">
+          <AssistantFixture bootState="loading" />
+        </FlowCard>
+        <FlowCard id="status-error" title="Status could not be loaded">
+          <AssistantFixture bootState="error" />
+        </FlowCard>
+        <FlowCard id="no-knowledge-base" title="No knowledge base yet">
+          <AssistantFixture knowledges={[]} />
+        </FlowCard>
+        <FlowCard id="retrieving" title="Searching the knowledge base">
+          <AssistantFixture session={SESSIONS.retrieving()} />
+        </FlowCard>
+        <FlowCard id="streaming" title="Streaming answer">
+          <AssistantFixture session={SESSIONS.streaming()} />
+        </FlowCard>
+        <FlowCard id="answered" title="Answered with references" note="PDF reference (opens the viewer), DOCX reference, and an external source with no opener (plain-text fallback).">
+          <AssistantFixture session={SESSIONS.answered()} />
+        </FlowCard>
+        <FlowCard id="answered-extractive" title="Answered by the extractive engine">
+          <AssistantFixture session={SESSIONS.extractive()} />
+        </FlowCard>
+        <FlowCard id="no-relevant-context" title="NO_RELEVANT_CONTEXT">
+          <AssistantFixture session={SESSIONS.noContext()} />
+        </FlowCard>
+        <FlowCard id="model-error" title="Model error">
+          <AssistantFixture session={SESSIONS.modelError()} />
+        </FlowCard>
+        <FlowCard id="stopped" title="Stopped answer">
+          <AssistantFixture session={SESSIONS.stopped()} />
+        </FlowCard>
+        <FlowCard id="long-answer" title="Long answer, many references">
+          <AssistantFixture session={SESSIONS.long()} />
+        </FlowCard>
+        <FlowCard id="untrusted-content" title="Untrusted content rendered as text" note="HTML, scripts, javascript: links and remote images in answers and file names stay inert.">
+          <AssistantFixture session={SESSIONS.unsafe()} />
+        </FlowCard>
+        <FlowCard id="history" title="Conversation history">
+          <AssistantFixture session={SESSIONS.answered()} historyOpen />
+        </FlowCard>
+        <FlowCard id="composer-limit" title="Composer at the 200-character limit">
+          <AssistantFixture draft={"请详细说明".repeat(40)} />
+        </FlowCard>
+        <FlowCard id="viewer-pdf" title="PDF reference opened at its page" note="Page 8 with the quote highlighted (text layer; pdf.js canvas to come).">
+          <div className="h-full overflow-y-auto bg-slate-100/60 p-4">
+            <DocumentBody doc={PDF_DOCUMENT} target={{ kbId: FIXTURE_KB_ID, fileId: "file-pdf", fileName: PDF_REF.file_name, page: 8, quote: PDF_REF.quote, chunkId: null, nonce: 1 }} />
+          </div>
+        </FlowCard>
+        <FlowCard id="files-all-states" title="Files: upload and every parse state" wide>
+          <FilesFixture />
+        </FlowCard>
+        <FlowCard id="files-empty" title="Files: empty knowledge base">
+          <FilesFixture empty />
+        </FlowCard>
+        <FlowCard id="files-viewer-role" title="Files: viewer role (no upload or delete)">
+          <FilesFixture canWrite={false} />
+        </FlowCard>
+      </main>
+    </div>
+  );
+}
