@@ -55,7 +55,7 @@ export async function seedSampleKnowledge(db: PrismaClient, opts: SeedOptions): 
 
   // Decide and create the KB under a lock so two instances starting together seed once.
   const kbId = await db.$transaction(async (tx) => {
-    await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${ADVISORY_KEY})`);
+    await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${ADVISORY_KEY})`);
     const has = await tx.knowledgeMember.count({ where: { userId: opts.ownerId } });
     if (has > 0 || names.length === 0) return null;
     const id = randomUUID();
