@@ -327,7 +327,9 @@ export class IngestionRunner {
 
       // ---- embedding
       const emb = await this.embed(chunks, signal, (done, total) =>
-        report("embedding", STAGE_PERCENT.embedding + (done / total) * (STAGE_PERCENT.indexing - STAGE_PERCENT.embedding - 2), `Embedding ${done}/${total} passages`, done === 0),
+        total === 0
+          ? report("embedding", STAGE_PERCENT.embedding, "No embedding model is configured: skipped (keyword search only)", true)
+          : report("embedding", STAGE_PERCENT.embedding + (done / total) * (STAGE_PERCENT.indexing - STAGE_PERCENT.embedding - 2), `Embedding ${done}/${total} passages`, done === 0),
       );
       checkCancelled();
 
@@ -411,7 +413,10 @@ export class IngestionRunner {
     progress: (done: number, total: number) => Promise<void>,
   ): Promise<{ status: "skipped" | "success" | "failed"; model?: string; vectors?: number[][]; error?: string }> {
     const cfg = getModelConfig().embedding;
-    if (!cfg) return { status: "skipped" };
+    if (!cfg) {
+      await progress(0, 0);
+      return { status: "skipped" };
+    }
     const inputs = chunks.map((c) => (c.headingPath ? `${c.headingPath}\n${c.content}` : c.content));
     const vectors: number[][] = [];
     try {

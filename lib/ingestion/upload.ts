@@ -199,6 +199,9 @@ export async function receiveUpload(request: Request, opts: ReceiveUploadOptions
   };
 
   bb.on("file", (_field: string, stream: Readable, info: busboy.FileInfo) => {
+    // Busboy may destroy the stream (body cut off) before handleFile has piped it anywhere;
+    // the pipeline reports that error, this listener only keeps it from being "unhandled".
+    stream.on("error", () => {});
     // A file input left empty is sent as a part with filename="": not a file.
     if (!info.filename) {
       stream.resume();
