@@ -13,7 +13,7 @@ const ref = (index: number): SourceReference => ({
   quote: "q",
   score: 0.8,
   chunk_id: "c",
-  source_type: "knowledge",
+  source_type: "knowledge-base",
   source_id: "c",
   source_uri: null,
   source_name: null,

@@ -7,6 +7,7 @@ import type { SourceReference } from "@/components/api/types";
 import { useT, type Translate } from "@/components/i18n/locale-store";
 import { hasSourceOpener, openSource } from "@/components/sources/opener-registry";
 import { getSourceView } from "@/components/sources/source-view-registry";
+import { KNOWLEDGE_SOURCE_TYPE } from "@/components/sources/builtin-openers";
 import { ChevronIcon } from "@/components/ui/icons";
 import { cx } from "@/components/ui/cx";
 import { focusRing } from "@/components/ui/button";
@@ -40,7 +41,7 @@ function SourceLine({ reference, knowledgeId }: { reference: SourceReference; kn
   const meta: ReactNode[] = [];
   if (page) meta.push(<span key="p">{page}</span>);
   if (reference.heading_path) meta.push(<span key="h" className="truncate">{reference.heading_path}</span>);
-  const isExternal = reference.source_type !== "knowledge";
+  const isExternal = reference.source_type !== KNOWLEDGE_SOURCE_TYPE;
   return (
     <div className="min-w-0 flex-1">
       <p className="flex min-w-0 flex-wrap items-baseline gap-x-1.5 text-sm">

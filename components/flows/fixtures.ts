@@ -46,7 +46,7 @@ export const PDF_REF: SourceReference = {
   quote: "2023 年智慧城市市场规模达到 2.4 万亿元，同比增长 15.3%，其中政务数字化与城市治理占比超过四成。",
   score: 0.86,
   chunk_id: "chunk-8",
-  source_type: "knowledge",
+  source_type: "knowledge-base",
   source_id: "chunk-8",
   source_uri: null,
   source_name: "示例知识库",

@@ -5,7 +5,7 @@ import { useViewerStore } from "@/components/viewer/viewer-store";
 import { useWorkspaceStore } from "@/components/workspace/workspace-store";
 import { registerSourceOpener } from "./opener-registry";
 
-export const KNOWLEDGE_SOURCE_TYPE = "knowledge";
+export const KNOWLEDGE_SOURCE_TYPE = "knowledge-base";
 
 let registered = false;
 
