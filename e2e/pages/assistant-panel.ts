@@ -1,0 +1,83 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+
+/** The sidebar assistant, located by test id and role only. */
+export class AssistantPanel {
+  readonly root: Locator;
+  readonly composer: Locator;
+  readonly sendButton: Locator;
+  readonly stopButton: Locator;
+  readonly kbSelect: Locator;
+  readonly status: Locator;
+  readonly statusNotice: Locator;
+  readonly counter: Locator;
+  readonly userMessages: Locator;
+  readonly assistantMessages: Locator;
+  readonly exampleQuestions: Locator;
+  readonly welcome: Locator;
+  readonly historyToggle: Locator;
+  readonly conversationItems: Locator;
+
+  /** `scope` narrows the panel to a region, e.g. one state of the flow gallery. */
+  constructor(
+    readonly page: Page,
+    scope?: Locator,
+  ) {
+    this.root = scope ? scope.getByTestId("assistant-panel") : page.getByTestId("assistant-panel");
+    this.composer = this.root.getByTestId("composer");
+    this.sendButton = this.root.getByTestId("send-button");
+    this.stopButton = this.root.getByTestId("stop-button");
+    this.kbSelect = this.root.getByTestId("kb-select");
+    this.status = this.root.getByTestId("assistant-status");
+    this.statusNotice = this.root.getByTestId("status-notice");
+    this.counter = this.root.getByTestId("char-counter");
+    this.userMessages = this.root.getByTestId("message-user");
+    this.assistantMessages = this.root.getByTestId("message-assistant");
+    this.exampleQuestions = this.root.getByTestId("example-question");
+    this.welcome = this.root.getByTestId("assistant-welcome");
+    this.historyToggle = this.root.getByTestId("history-toggle");
+    this.conversationItems = this.root.getByTestId("conversation-item");
+  }
+
+  lastAnswer(): Locator {
+    return this.assistantMessages.last();
+  }
+
+  referenceCards(answer: Locator = this.lastAnswer()): Locator {
+    return answer.getByTestId("reference-card");
+  }
+
+  referenceCard(index: number, answer: Locator = this.lastAnswer()): Locator {
+    return answer.locator(`[data-testid="reference-card"][data-index="${index}"]`);
+  }
+
+  citation(index: number, answer: Locator = this.lastAnswer()): Locator {
+    return answer.locator(`[data-testid="citation-marker"][data-index="${index}"]`);
+  }
+
+  /** Waits (polling, the seeded sample may still be indexing) until the KB is askable. */
+  async waitForStatus(status: "ready" | "empty" | "indexing" | "failed" | "disabled", timeout = 180_000): Promise<void> {
+    await expect(this.status).toHaveAttribute("data-status", status, { timeout });
+  }
+
+  async selectKb(name: string | RegExp): Promise<void> {
+    const option = this.kbSelect.locator("option").filter({ hasText: name }).first();
+    const value = await option.getAttribute("value");
+    await this.kbSelect.selectOption(value!);
+  }
+
+  async ask(question: string): Promise<void> {
+    await this.composer.fill(question);
+    await this.composer.press("Enter");
+    await expect(this.userMessages.last()).toContainText(question.slice(0, 20));
+  }
+
+  /** Dispatches an Enter keydown flagged as part of an IME composition. */
+  async pressImeEnter(variant: "isComposing" | "keyCode229"): Promise<void> {
+    await this.composer.evaluate((el, v) => {
+      const init: KeyboardEventInit & { keyCode?: number } = { key: "Enter", code: "Enter", bubbles: true, cancelable: true };
+      if (v === "isComposing") init.isComposing = true;
+      else init.keyCode = 229;
+      el.dispatchEvent(new KeyboardEvent("keydown", init));
+    }, variant);
+  }
+}

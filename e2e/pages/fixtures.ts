@@ -1,0 +1,39 @@
+import { test as base, expect } from "@playwright/test";
+import { AssistantPanel } from "./assistant-panel";
+import { AuthPage } from "./auth-page";
+import { FlowGalleryPage } from "./flow-gallery-page";
+import { WorkspacePage } from "./workspace-page";
+
+export const PASSWORD_URL = "http://127.0.0.1:3101";
+export const MODEL_URL = "http://127.0.0.1:3102";
+export const FAKE_MODEL_URL = "http://127.0.0.1:4011";
+
+interface Fixtures {
+  workspace: WorkspacePage;
+  assistant: AssistantPanel;
+  auth: AuthPage;
+  gallery: FlowGalleryPage;
+  /** Console errors and uncaught exceptions seen by the page during the test. */
+  consoleErrors: string[];
+}
+
+export const test = base.extend<Fixtures>({
+  workspace: async ({ page }, provide) => provide(new WorkspacePage(page)),
+  assistant: async ({ page }, provide) => provide(new AssistantPanel(page)),
+  auth: async ({ page }, provide) => provide(new AuthPage(page)),
+  gallery: async ({ page }, provide) => provide(new FlowGalleryPage(page)),
+  consoleErrors: async ({ page }, provide) => {
+    const errors: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await provide(errors);
+  },
+});
+
+export { expect };
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+}

@@ -1,0 +1,152 @@
+import { expect, test } from "../pages/fixtures";
+
+// Every state the assistant and the file panel can be in, rendered from fixtures (issue 7).
+// Each is attached as a screenshot to the HTML report (playwright-report/) for review.
+const STATES = [
+  "welcome-ready",
+  "status-empty",
+  "status-indexing",
+  "status-failed",
+  "status-disabled",
+  "ready-partial-indexing",
+  "status-loading",
+  "status-error",
+  "no-knowledge-base",
+  "retrieving",
+  "streaming",
+  "answered",
+  "answered-extractive",
+  "no-relevant-context",
+  "model-error",
+  "stopped",
+  "long-answer",
+  "untrusted-content",
+  "history",
+  "composer-limit",
+  "viewer-pdf",
+  "files-all-states",
+  "files-empty",
+  "files-viewer-role",
+];
+
+test.describe("flow gallery", () => {
+  test("renders every state without console errors and screenshots each", async ({ gallery, consoleErrors, page }, testInfo) => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await gallery.goto();
+    await expect(gallery.states).toHaveCount(STATES.length);
+    for (const id of STATES) {
+      const state = gallery.state(id);
+      await state.scrollIntoViewIfNeeded();
+      await expect(state).toBeVisible();
+      await testInfo.attach(`state-${id}`, { body: await state.screenshot(), contentType: "image/png" });
+    }
+    expect(consoleErrors).toEqual([]);
+  });
+
+  test("disabled states show their reason and disable the composer", async ({ gallery }) => {
+    await gallery.goto();
+    for (const status of ["empty", "indexing", "failed", "disabled"] as const) {
+      const panel = gallery.assistant(`status-${status}`);
+      await expect(panel.composer).toBeDisabled();
+      await expect(panel.sendButton).toBeDisabled();
+      await expect(panel.statusNotice).toHaveAttribute("data-status", status);
+      await expect(panel.statusNotice).toBeVisible();
+      await expect(panel.status).toHaveAttribute("data-status", status);
+    }
+    const partial = gallery.assistant("ready-partial-indexing");
+    await expect(partial.composer).toBeEnabled();
+    await expect(partial.statusNotice).toHaveAttribute("data-status", "partial");
+  });
+
+  test("counter tracks input and the limit holds at 200", async ({ gallery }) => {
+    await gallery.goto();
+    const panel = gallery.assistant("welcome-ready");
+    await panel.composer.fill("你好");
+    await expect(panel.counter).toContainText("2/200");
+    await panel.composer.fill("字".repeat(250));
+    await expect(panel.counter).toContainText("200/200");
+    await expect(panel.composer).toHaveValue("字".repeat(200));
+  });
+
+  test("Enter inside an IME composition never sends; Shift+Enter adds a line; Enter sends", async ({ gallery, page }) => {
+    await gallery.goto();
+    const panel = gallery.assistant("welcome-ready");
+    await panel.composer.fill("智慧城市");
+    await panel.pressImeEnter("isComposing");
+    await panel.pressImeEnter("keyCode229");
+    // Real IME path through Chromium: an open composition, then Enter.
+    await panel.composer.focus();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Input.imeSetComposition", { text: "zhengce", selectionStart: 7, selectionEnd: 7 });
+    await page.keyboard.press("Enter");
+    await expect(panel.userMessages).toHaveCount(0);
+    await cdp.send("Input.insertText", { text: "政策" });
+    await panel.composer.fill("第一行");
+    await panel.composer.press("Shift+Enter");
+    await expect(panel.userMessages).toHaveCount(0);
+    await expect(panel.composer).toHaveValue("第一行\n");
+    await panel.composer.press("Enter");
+    await expect(panel.userMessages).toHaveCount(1);
+  });
+
+  test("citation [2] jumps to reference card 2; external source falls back to plain text", async ({ gallery, page }) => {
+    await gallery.goto();
+    const panel = gallery.assistant("answered");
+    const answer = panel.lastAnswer();
+    await expect(panel.referenceCards(answer)).toHaveCount(3);
+    await panel.citation(2, answer).click();
+    const card = panel.referenceCard(2, answer);
+    await expect(card).toHaveAttribute("data-highlighted", "true");
+    await expect(card).toBeInViewport();
+    const external = panel.referenceCard(3, answer);
+    await expect(external.getByTestId("reference-plain")).toHaveText("Acme Wiki · 城市治理");
+    await expect(external.getByRole("link")).toHaveCount(0);
+    await expect(panel.referenceCard(1, answer).getByTestId("reference-open")).toBeVisible();
+    // Collapsing hides the cards, a marker re-opens them.
+    await answer.getByTestId("references-toggle").click();
+    await expect(card).toBeHidden();
+    await panel.citation(1, answer).click();
+    await expect(panel.referenceCard(1, answer)).toBeVisible();
+    void page;
+  });
+
+  test("untrusted content stays inert: no script, no remote image, no javascript: link", async ({ gallery, page }) => {
+    let dialogs = 0;
+    page.on("dialog", (d) => {
+      dialogs++;
+      void d.dismiss();
+    });
+    const remote: string[] = [];
+    page.on("request", (r) => {
+      if (!r.url().startsWith("http://127.0.0.1")) remote.push(r.url());
+    });
+    await gallery.goto();
+    const state = gallery.state("untrusted-content");
+    await expect(state.getByTestId("message-user")).toContainText('<img src=x onerror="alert(1)">');
+    await expect(state.getByTestId("reference-card")).toContainText('<img src=x onerror="alert(1)">.pdf');
+    await expect(state.locator("img")).toHaveCount(0);
+    await expect(state.locator("script")).toHaveCount(0);
+    await expect(state.locator('a[href^="javascript"]')).toHaveCount(0);
+    const links = state.getByRole("link", { name: "正常链接" });
+    await expect(links).toHaveAttribute("rel", "noopener noreferrer");
+    expect(dialogs).toBe(0);
+    expect(remote).toEqual([]);
+  });
+
+  test("the PDF viewer opens at the cited page with the quote highlighted", async ({ gallery }) => {
+    await gallery.goto();
+    const state = gallery.state("viewer-pdf");
+    await expect(state.locator('[data-testid="viewer-page"][data-target="true"]')).toHaveAttribute("data-page", "8");
+    await expect(state.getByTestId("viewer-highlight")).toContainText("2.4 万亿元");
+  });
+
+  test("language switch turns the copy into English and persists", async ({ gallery, page }) => {
+    await gallery.goto();
+    await page.getByTestId("language-switch").click();
+    await expect(gallery.assistant("welcome-ready").welcome).toContainText("Hi, I'm your knowledge assistant");
+    await page.reload();
+    await expect(gallery.assistant("welcome-ready").welcome).toContainText("Hi, I'm your knowledge assistant");
+    await page.getByTestId("language-switch").click();
+    await expect(gallery.assistant("welcome-ready").welcome).toContainText("你好，我是知识库助手");
+  });
+});
