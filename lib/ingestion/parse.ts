@@ -23,6 +23,7 @@ export interface ParseOptions {
 export async function parseFile(fileType: FileType, filePath: string, opts: ParseOptions): Promise<ParsedDocument> {
   const { budget } = opts;
   const work = (async (): Promise<ParsedDocument> => {
+    budget.check();
     switch (fileType) {
       case "pdf":
         return parsePdf(await readFile(filePath), budget, (done, total) => opts.onProgress?.(done / total));

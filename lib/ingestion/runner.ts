@@ -146,7 +146,8 @@ export class IngestionRunner {
     const timer = new Promise((r) => setTimeout(r, graceMs));
     await Promise.race([settled, timer]);
     for (const a of this.active.values()) a.controller.abort(new Cancelled("shutdown"));
-    await settled;
+    // A job stuck in a call that ignores the signal must not hold the shutdown forever.
+    await Promise.race([settled, new Promise((r) => setTimeout(r, Math.max(1000, graceMs)))]);
     await this.loopDone;
   }
 
