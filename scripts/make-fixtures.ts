@@ -665,7 +665,7 @@ async function main() {
   write(FIXTURES, "notes.txt", NOTES_TXT);
 
   // The sample KB (prisma/sample): the handbook and the report, plus the hand-written guide
-  // prisma/sample/getting-started.md (not generated).
+  // prisma/sample/admin-guide.md (written by hand, not generated).
   write(SAMPLE, "云笺产品手册.pdf", handbook);
   write(SAMPLE, "2025Q2运营报告.docx", report);
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -13,15 +13,16 @@ import { deleteStoredFile, storeBuffer } from "./storage";
 import { recordFile } from "./upload";
 
 // The first-start sample KB: real documents from prisma/sample (a Chinese product handbook as
-// a multi-page PDF, a quarterly report as DOCX with headings and a table, an English Markdown
-// guide), uploaded like any other file so they go through the normal ingestion jobs.
+// a 7-page PDF, a quarterly report as DOCX with headings, a table and a list, an English
+// administrator guide in Markdown), recorded like uploads so they go through the normal
+// ingestion jobs (the runner picks them up when it starts).
 // Seeded once: only when the user has no KB at all and the marker file
 // ${DATA_DIR}/sample-seeded.json does not exist; the marker is written either way, so deleting
 // the sample KB later does not bring it back.
 
 export const SAMPLE_KB_NAME = "示例知识库 / Sample knowledge base";
 export const SAMPLE_KB_DESCRIPTION =
-  "示例文档：云笺产品手册（PDF）、2025 年第二季度运营报告（DOCX）和英文使用指南（Markdown）。可以直接提问，例如“2025 年国内协同办公市场规模是多少？”\nSample documents to try the assistant with, e.g. \"How long is the refund period?\"";
+  "示例文档：云笺产品手册（PDF）、2025 年第二季度运营报告（DOCX）和英文管理员指南（Markdown）。可以直接提问，例如“2025 年国内协同办公市场规模是多少？”\nSample documents to try the assistant with, e.g. \"How long are audit logs kept?\"";
 export const SAMPLE_MARKER_REMARK = "sample";
 const ADVISORY_KEY = 727_003;
 
@@ -78,7 +79,6 @@ export async function seedSampleKnowledge(db: PrismaClient, opts: SeedOptions): 
       const type = await sniffBuffer(name, data);
       const fileId = randomUUID();
       storageKey = await storeBuffer(kbId, fileId, data, dataDir);
-      const { createHash } = await import("node:crypto");
       await recordFile(db, {
         fileId,
         knowledgeId: kbId,
