@@ -52,7 +52,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(appDir = path.resolve(process.cwd(), "app")): Promise<TestApp> {
+export async function startTestApp(appDir = path.resolve(process.cwd(), "app"), port = 0): Promise<TestApp> {
   const routes = collectRoutes(appDir);
   const server: Server = createServer((req, res) => void handle(req, res));
   const sockets = new Set<import("node:net").Socket>();
@@ -143,7 +143,7 @@ export async function startTestApp(appDir = path.resolve(process.cwd(), "app")):
     }
   }
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const addr = server.address() as import("node:net").AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${addr.port}`,
