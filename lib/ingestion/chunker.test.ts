@@ -108,4 +108,11 @@ describe("chunkDocument", () => {
       [1, "第二个", "只有标题 / 第二个"],
     ]);
   });
+
+  it("never emits NUL, other control characters or lone surrogates", () => {
+    const doc: ParsedDocument = { pageCount: 1, blocks: [para("前\u0000后\u0007 ok\ud800 end\u001f。", ["标题\u0000"], 1)] };
+    const [c] = chunkDocument(doc);
+    expect(c!.content).toBe("前后 ok end。");
+    expect(c!.headingPath).toBe("标题");
+  });
 });

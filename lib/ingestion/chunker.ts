@@ -1,4 +1,5 @@
 import type { ChunkInput } from "@/lib/retrieval/types";
+import { stripInvalid } from "./parsers/common";
 import type { Block, ParsedDocument } from "./types";
 
 // Structure-first chunking (SPEC §7): the document is cut at every heading (a chunk never
@@ -124,7 +125,9 @@ export function chunkDocument(doc: ParsedDocument, options: Partial<ChunkOptions
   const chunks: ChunkInput[] = [];
 
   const emit = (pieces: Piece[], headingPath: string[]) => {
-    const content = joinPieces(pieces);
+    // Parsers already clean their text; this guard keeps NUL & co. out of the database whatever
+    // produced the blocks.
+    const content = stripInvalid(joinPieces(pieces)).trim();
     if (!content) return;
     const pages = pieces.map((p) => p.page).filter((p): p is number => p !== null);
     chunks.push({
@@ -132,7 +135,7 @@ export function chunkDocument(doc: ParsedDocument, options: Partial<ChunkOptions
       content,
       pageStart: pages.length ? Math.min(...pages) : null,
       pageEnd: pages.length ? Math.max(...pages) : null,
-      headingPath: headingPath.join(HEADING_SEPARATOR),
+      headingPath: stripInvalid(headingPath.join(HEADING_SEPARATOR)),
     });
   };
 

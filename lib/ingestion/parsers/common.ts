@@ -13,9 +13,18 @@ export class HeadingStack {
   }
 }
 
+// NUL and other C0/C1 controls (PostgreSQL text cannot hold NUL; PDFs map unmapped glyphs to
+// it), lone surrogates and U+FFFE/U+FFFF never belong in indexed text.
+// eslint-disable-next-line no-control-regex
+const INVALID = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+export function stripInvalid(s: string): string {
+  return s.replace(INVALID, "");
+}
+
 /** Collapses runs of spaces/tabs inside a line; keeps line breaks; trims. */
 export function cleanText(s: string): string {
-  return s
+  return stripInvalid(s.replace(/\f/g, " "))
     .replace(/\r\n?/g, "\n")
     .replace(/[\u00a0\t\f\v ]+/g, " ")
     .replace(/ *\n */g, "\n")
@@ -25,7 +34,7 @@ export function cleanText(s: string): string {
 
 /** Heading text: one line, collapsed whitespace. */
 export function cleanHeading(s: string): string {
-  return s.replace(/\s+/g, " ").trim();
+  return stripInvalid(s).replace(/\s+/g, " ").trim();
 }
 
 export class BlockSink {
@@ -38,7 +47,7 @@ export class BlockSink {
     this.blocks.push({ text: t, page, headingPath: path, kind: "heading", level });
   }
   add(kind: Exclude<BlockKind, "heading">, text: string, page: number | null = null, raw = false): void {
-    const t = raw ? text.replace(/\r\n?/g, "\n").replace(/^\n+|\s+$/g, "") : cleanText(text);
+    const t = raw ? stripInvalid(text).replace(/\r\n?/g, "\n").replace(/^\n+|\s+$/g, "") : cleanText(text);
     if (!t.trim()) return;
     this.blocks.push({ text: t, page, headingPath: this.headings.path(), kind });
   }
