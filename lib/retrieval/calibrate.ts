@@ -20,7 +20,7 @@ export interface LexicalCalibration {
   slope: number;
 }
 
-export const DEFAULT_LEXICAL_CALIBRATION: LexicalCalibration = { midpoint: 0.5, slope: 10 };
+export const DEFAULT_LEXICAL_CALIBRATION: LexicalCalibration = { midpoint: 0.45, slope: 10 };
 export const VEC_LOW = 0.3;
 export const VEC_HIGH = 0.85;
 export const RERANK_WEIGHT = 0.7;
@@ -47,6 +47,15 @@ export function calibrateLexical(ratio: number, cal: LexicalCalibration = DEFAUL
   const f0 = logistic(-cal.slope * cal.midpoint);
   const f = logistic(cal.slope * (ratio - cal.midpoint));
   return clamp01((f - f0) / (1 - f0));
+}
+
+/** Inverse of calibrateLexical on (0,1): the coverage ratio that maps to score s (benchmark analysis). */
+export function inverseCalibrateLexical(s: number, cal: LexicalCalibration = DEFAULT_LEXICAL_CALIBRATION): number {
+  if (!(s > 0)) return 0;
+  if (s >= 1) return Infinity;
+  const f0 = logistic(-cal.slope * cal.midpoint);
+  const f = f0 + s * (1 - f0);
+  return cal.midpoint + Math.log(f / (1 - f)) / cal.slope;
 }
 
 export function calibrateCosine(cos: number, low = VEC_LOW, high = VEC_HIGH): number {

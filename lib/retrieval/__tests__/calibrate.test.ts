@@ -34,6 +34,11 @@ describe("calibration", () => {
     expect(calibrateLexical(m + 0.05)).toBeGreaterThan(calibrateLexical(m - 0.05));
   });
 
+  it("inverse maps a calibrated score back to its ratio", async () => {
+    const { inverseCalibrateLexical } = await import("../calibrate");
+    for (const r of [0.05, 0.3, 0.45, 0.7, 1.2]) expect(inverseCalibrateLexical(calibrateLexical(r))).toBeCloseTo(r, 6);
+  });
+
   it("ratio is bm25 over the idf mass and 0 when either is 0", () => {
     expect(lexicalRatio(3, 6)).toBe(0.5);
     expect(lexicalRatio(0, 6)).toBe(0);

@@ -1,0 +1,468 @@
+// Retrieval benchmark (a figure, not a test). Loads a dataset in the shared format into a fresh
+// knowledge base through the real indexer (replaceFileChunks), runs every query through the same
+// retrieve() the assistant uses, and compares with MiniSearch and wink-bm25-text-search fed the
+// same tokens. Run with the react-server condition so "server-only" resolves to its empty module:
+//
+//   node --conditions=react-server --import tsx scripts/bench-retrieval.ts --dataset ../shared/bench/cmrc2018-sent
+//   node --conditions=react-server --import tsx scripts/bench-retrieval.ts --dataset ../shared/bench/cmrc2018-sent --scale 200000
+//
+// Options: --out FILE (default docs/benchmarks-retrieval.md; --out - prints only), --limit N
+// (first N queries), --no-baselines, --no-abstention, --database-url URL (PostgreSQL instead of
+// a fresh PGlite), --title-heading on|off (index the title as the chunk's heading path).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir, cpus } from "node:os";
+import path from "node:path";
+import MiniSearch from "minisearch";
+import { openDatabase } from "@/lib/db/client";
+import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { DEFAULT_LEXICAL_CALIBRATION, inverseCalibrateLexical } from "@/lib/retrieval/calibrate";
+import { retrieve } from "@/lib/retrieval/core";
+import { replaceFileChunks } from "@/lib/retrieval/index-writer";
+import { tokenize, DEFAULT_TOKENIZE_OPTIONS } from "@/lib/retrieval/text/tokenize";
+import type { RetrievalContext } from "@/lib/retrieval/types";
+
+// ---------- args ----------
+const argv = process.argv.slice(2);
+function arg(name: string): string | undefined {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+}
+const flag = (name: string) => argv.includes(`--${name}`);
+const datasetDir = arg("dataset");
+if (!datasetDir) {
+  console.error("usage: bench-retrieval --dataset DIR [--scale N] [--limit N] [--out FILE] [--no-baselines] [--no-abstention]");
+  process.exit(2);
+}
+const datasetName = path.basename(path.resolve(datasetDir));
+const outFile = arg("out") ?? "docs/benchmarks-retrieval.md";
+const limit = arg("limit") ? Number(arg("limit")) : Infinity;
+const scale = arg("scale") ? Number(arg("scale")) : 0;
+const databaseUrl = arg("database-url");
+
+// ---------- data ----------
+interface Doc {
+  id: string;
+  title: string;
+  text: string;
+}
+interface Query {
+  id: string;
+  text: string;
+}
+function readJsonl<T>(file: string): T[] {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
+}
+const docs = readJsonl<Doc>(path.join(datasetDir, "corpus.jsonl"));
+const queriesAll = readJsonl<Query>(path.join(datasetDir, "queries.jsonl"));
+const qrels = new Map<string, Map<string, number>>();
+for (const line of readFileSync(path.join(datasetDir, "qrels.tsv"), "utf8").split("\n").slice(1)) {
+  const [q, d, s] = line.split("\t");
+  if (!q || !d) continue;
+  const score = Number(s ?? 1);
+  if (score <= 0) continue;
+  if (!qrels.has(q)) qrels.set(q, new Map());
+  qrels.get(q)!.set(d, score);
+}
+const queries = queriesAll.filter((q) => qrels.has(q.id)).slice(0, limit);
+// Sentence corpora ("<article>-s<n>") are grouped one file per article, in order; others are one file per document.
+const sentenceIds = docs.every((d) => /-s\d+$/.test(d.id));
+const articleOf = (docId: string) => (sentenceIds ? docId.replace(/-s\d+$/, "") : docId);
+const titleHeading = (arg("title-heading") ?? (sentenceIds ? "off" : "on")) === "on";
+
+// ---------- metrics ----------
+function dcg(rels: number[]): number {
+  return rels.reduce((s, r, i) => s + (Math.pow(2, r) - 1) / Math.log2(i + 2), 0);
+}
+interface Metrics {
+  ndcg10: number;
+  r5: number;
+  r20: number;
+  mrr10: number;
+}
+function evaluate(ranked: Map<string, string[]>, qs: Query[]): Metrics {
+  let ndcg = 0;
+  let r5 = 0;
+  let r20 = 0;
+  let mrr = 0;
+  for (const q of qs) {
+    const rel = qrels.get(q.id)!;
+    const list = ranked.get(q.id) ?? [];
+    const gains = list.slice(0, 10).map((d) => rel.get(d) ?? 0);
+    const ideal = [...rel.values()].sort((a, b) => b - a).slice(0, 10);
+    ndcg += dcg(ideal) ? dcg(gains) / dcg(ideal) : 0;
+    const nrel = rel.size;
+    r5 += list.slice(0, 5).filter((d) => rel.has(d)).length / nrel;
+    r20 += list.slice(0, 20).filter((d) => rel.has(d)).length / nrel;
+    const first = list.slice(0, 10).findIndex((d) => rel.has(d));
+    mrr += first >= 0 ? 1 / (first + 1) : 0;
+  }
+  const n = qs.length || 1;
+  return { ndcg10: ndcg / n, r5: r5 / n, r20: r20 / n, mrr10: mrr / n };
+}
+function pct(xs: number[], p: number): number {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / (xs.length || 1);
+const f3 = (x: number) => x.toFixed(3);
+const f1 = (x: number) => x.toFixed(1);
+
+// ---------- DB + indexing ----------
+let tmpDir: string | null = null;
+async function openFresh() {
+  if (databaseUrl) return openDatabase({ databaseUrl });
+  tmpDir = mkdtempSync(path.join(tmpdir(), "ka-bench-"));
+  return openDatabase({ dataDir: tmpDir });
+}
+
+const run = Date.now().toString(36);
+let seq = 0;
+async function createKb(db: PrismaClient, name: string): Promise<string> {
+  const uid = `bench-u-${run}`;
+  await db.user.upsert({ where: { id: uid }, create: { id: uid, email: `${uid}@bench.local`, name: "bench" }, update: {} });
+  const kb = `bench-kb-${run}-${++seq}`;
+  await db.knowledge.create({ data: { id: kb, name, ownerId: uid } });
+  return kb;
+}
+
+/** Indexes docs grouped into files; returns chunk id → doc id and the time taken. */
+async function indexDocs(db: PrismaClient, kb: string, list: Doc[]): Promise<{ chunkToDoc: Map<string, string>; ms: number; files: number }> {
+  const groups = new Map<string, Doc[]>();
+  for (const d of list) {
+    const a = articleOf(d.id);
+    if (!groups.has(a)) groups.set(a, []);
+    groups.get(a)!.push(d);
+  }
+  const t0 = performance.now();
+  let n = 0;
+  for (const [article, ds] of groups) {
+    const fileId = `${kb}-f${n++}`;
+    await db.knowledgeFile.create({
+      data: {
+        id: fileId,
+        knowledgeId: kb,
+        name: ds[0]!.title || article,
+        fileType: "txt",
+        mimeType: "text/plain",
+        size: BigInt(ds.reduce((s, d) => s + d.text.length, 0)),
+        sha256: fileId,
+        storageKey: fileId,
+        status: "success",
+      },
+    });
+    await replaceFileChunks(db, {
+      knowledgeId: kb,
+      fileId,
+      chunks: ds.map((d, i) => ({ ordinal: i, content: d.text, pageStart: null, pageEnd: null, headingPath: titleHeading ? d.title : "" })),
+    });
+  }
+  const ms = performance.now() - t0;
+  // Map chunks back to dataset ids through (file, ordinal).
+  const fileDocs = [...groups.values()];
+  const rows = await db.$queryRawUnsafe<{ id: string; file_id: string; ordinal: number }[]>(
+    `SELECT id, file_id, ordinal FROM chunks WHERE knowledge_id = $1`,
+    kb,
+  );
+  const chunkToDoc = new Map<string, string>();
+  for (const r of rows) {
+    const fi = Number(r.file_id.slice(r.file_id.lastIndexOf("-f") + 2));
+    chunkToDoc.set(r.id, fileDocs[fi]![r.ordinal]!.id);
+  }
+  return { chunkToDoc, ms, files: groups.size };
+}
+
+function ctxFor(kb: string): RetrievalContext {
+  return { ownerId: "bench", sessionId: "bench", turnId: "bench", traceId: "bench", signal: new AbortController().signal, readableKnowledgeIds: new Set([kb]) };
+}
+
+async function runQueries(db: PrismaClient, kb: string, chunkToDoc: Map<string, string>, qs: Query[], topK = 20) {
+  const ranked = new Map<string, string[]>();
+  const top = new Map<string, { docs: string[]; scores: number[] }>();
+  const lat: number[] = [];
+  const ctx = ctxFor(kb);
+  // Warm-up (JIT, jieba dictionary, plan caches) is not measured.
+  for (const q of qs.slice(0, 20)) await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db });
+  for (const q of qs) {
+    const t0 = performance.now();
+    const res = await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db });
+    lat.push(performance.now() - t0);
+    const ds = res.hits.map((h) => chunkToDoc.get(h.chunkId!) ?? "?");
+    ranked.set(q.id, ds);
+    top.set(q.id, { docs: ds, scores: res.hits.map((h) => h.score) });
+  }
+  return { ranked, top, lat };
+}
+
+// ---------- baselines ----------
+function baselines(list: Doc[], qs: Query[]) {
+  const text = (d: Doc) => (titleHeading ? `${d.title}\n${d.text}` : d.text);
+  const out: { name: string; m: Metrics; indexMs: number; p50: number; p95: number }[] = [];
+  const tokCache = new Map<string, string[]>();
+  const tok = (s: string) => {
+    let t = tokCache.get(s);
+    if (!t) tokCache.set(s, (t = tokenize(s)));
+    return t;
+  };
+  // MiniSearch fed our tokens (its own term processing off), and with its default tokenizer.
+  for (const variant of ["same tokens", "default tokenizer"] as const) {
+    const t0 = performance.now();
+    const ms = new MiniSearch<{ id: string; body: string }>({
+      fields: ["body"],
+      idField: "id",
+      ...(variant === "same tokens" ? { tokenize: tok, processTerm: (t: string) => t } : {}),
+      searchOptions: variant === "same tokens" ? { tokenize: tok, processTerm: (t: string) => t } : {},
+    });
+    ms.addAll(list.map((d) => ({ id: d.id, body: text(d) })));
+    const indexMs = performance.now() - t0;
+    const ranked = new Map<string, string[]>();
+    const lat: number[] = [];
+    for (const q of qs) {
+      const s = performance.now();
+      ranked.set(q.id, ms.search(q.text).slice(0, 20).map((r) => String(r.id)));
+      lat.push(performance.now() - s);
+    }
+    out.push({ name: `MiniSearch 7.2 (${variant})`, m: evaluate(ranked, qs), indexMs, p50: pct(lat, 50), p95: pct(lat, 95) });
+  }
+  {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const bm25 = (require("wink-bm25-text-search") as () => WinkEngine)();
+    const t0 = performance.now();
+    bm25.defineConfig({ fldWeights: { body: 1 }, bm25Params: { k1: 1.2, b: 0.75, k: 1 } });
+    bm25.definePrepTasks([tok]);
+    list.forEach((d, i) => bm25.addDoc({ body: text(d) }, i));
+    bm25.consolidate();
+    const indexMs = performance.now() - t0;
+    const ranked = new Map<string, string[]>();
+    const lat: number[] = [];
+    for (const q of qs) {
+      const s = performance.now();
+      ranked.set(q.id, bm25.search(q.text, 20).map(([i]) => list[Number(i)]!.id));
+      lat.push(performance.now() - s);
+    }
+    out.push({ name: "wink-bm25-text-search 3.1 (same tokens)", m: evaluate(ranked, qs), indexMs, p50: pct(lat, 50), p95: pct(lat, 95) });
+  }
+  return out;
+}
+interface WinkEngine {
+  defineConfig(c: unknown): void;
+  definePrepTasks(t: ((s: string) => string[])[]): void;
+  addDoc(d: Record<string, string>, id: number): void;
+  consolidate(): void;
+  search(q: string, limit: number): [number | string, number][];
+}
+import { createRequire } from "node:module";
+const require = createRequire(import.meta.url);
+
+// ---------- abstention ----------
+async function abstention(lines: string[]) {
+  const articles = [...new Set(docs.map((d) => articleOf(d.id)))];
+  const minScore = 0.5;
+  lines.push("", "### Abstention (unanswerable questions)", "");
+  lines.push(
+    `Half of the articles are indexed, the questions of the other half are asked (their answers are not in the KB). ` +
+      `Both halves are tried in turn. A question \"abstains\" when no hit reaches min_score ${minScore}. ` +
+      `Answerable Recall@5 is measured without a threshold and with it (hits below ${minScore} removed).`,
+    "",
+    "| indexed half | unanswerable asked | abstained | answerable asked | Recall@5 (no threshold) | Recall@5 (min_score 0.5) | drop |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+  );
+  const artOfQuery = (q: Query) => articleOf([...qrels.get(q.id)!.keys()][0]!);
+  const ratios: { answerable: number[]; unanswerable: number[] } = { answerable: [], unanswerable: [] };
+  // What other lexical midpoints would give (score ≥ 0.5 ⇔ coverage ratio ≥ midpoint; lexical only).
+  const midpoints = [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
+  const tradeoff: string[] = [];
+  for (const parity of [0, 1]) {
+    const inKb = new Set(articles.filter((_, i) => i % 2 === parity));
+    const h = await openFresh();
+    try {
+      const db = h.prisma;
+      const kb = await createKb(db, `abstention-${parity}`);
+      const { chunkToDoc } = await indexDocs(db, kb, docs.filter((d) => inKb.has(articleOf(d.id))));
+      const answerable = queries.filter((q) => inKb.has(artOfQuery(q)));
+      const unanswerable = queries.filter((q) => !inKb.has(artOfQuery(q)));
+      const a = await runQueries(db, kb, chunkToDoc, answerable, 5);
+      const u = await runQueries(db, kb, chunkToDoc, unanswerable, 5);
+      const abstained = unanswerable.filter((q) => (u.top.get(q.id)!.scores[0] ?? 0) < minScore).length;
+      const thresholded = new Map<string, string[]>();
+      for (const q of answerable) {
+        const t = a.top.get(q.id)!;
+        thresholded.set(q.id, t.docs.filter((_, i) => t.scores[i]! >= minScore));
+        ratios.answerable.push(t.scores[0] ?? 0);
+      }
+      for (const q of unanswerable) ratios.unanswerable.push(u.top.get(q.id)!.scores[0] ?? 0);
+      const r0 = evaluate(a.ranked, answerable).r5;
+      const r1 = evaluate(thresholded, answerable).r5;
+      for (const m of midpoints) {
+        const keep = (score: number) => inverseCalibrateLexical(score) >= m;
+        const ab = unanswerable.filter((q) => !keep(u.top.get(q.id)!.scores[0] ?? 0)).length;
+        const th = new Map<string, string[]>();
+        for (const q of answerable) {
+          const t = a.top.get(q.id)!;
+          th.set(q.id, t.docs.filter((_, i) => keep(t.scores[i]!)));
+        }
+        const rm = evaluate(th, answerable).r5;
+        tradeoff.push(`| ${parity === 0 ? "even" : "odd"} | ${m}${m === DEFAULT_LEXICAL_CALIBRATION.midpoint ? " (default)" : ""} | ${f1((100 * ab) / unanswerable.length)}% | ${f3(rm)} | ${f1(100 * (r0 - rm))} pts |`);
+      }
+      lines.push(
+        `| ${parity === 0 ? "even" : "odd"} articles (${inKb.size}) | ${unanswerable.length} | ${abstained} (${f1((100 * abstained) / unanswerable.length)}%) | ${answerable.length} | ${f3(r0)} | ${f3(r1)} | ${f1(100 * (r0 - r1))} pts |`,
+      );
+      console.log(lines[lines.length - 1]);
+    } finally {
+      await h.close();
+      if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+    }
+  }
+  lines.push(
+    "",
+    "Trade-off if the lexical calibration midpoint were moved (min_score 0.5 then cuts at that coverage ratio):",
+    "",
+    "| indexed half | midpoint | unanswerable abstained | answerable Recall@5 | drop |",
+    "| --- | ---: | ---: | ---: | ---: |",
+    ...tradeoff,
+  );
+  // Distribution of the top hit's calibrated score (what min_score is compared with).
+  const q = (xs: number[], p: number) => f3(pct(xs, p));
+  lines.push(
+    "",
+    "Top-hit calibrated score, percentiles p10 / p25 / p50 / p75 / p90:",
+    "",
+    `- answerable: ${[10, 25, 50, 75, 90].map((p) => q(ratios.answerable, p)).join(" / ")}`,
+    `- unanswerable: ${[10, 25, 50, 75, 90].map((p) => q(ratios.unanswerable, p)).join(" / ")}`,
+  );
+}
+
+// ---------- scale ----------
+async function scaleRun(lines: string[]) {
+  // Synthetic chunks made of 3 random real sentences each (so term statistics look like real
+  // text, scaled up), in files of 200 chunks; the real queries are asked against them.
+  const h = await openFresh();
+  try {
+    const db = h.prisma;
+    const kb = await createKb(db, `scale-${scale}`);
+    let rnd = 42;
+    const next = () => ((rnd = (rnd * 1103515245 + 12345) & 0x7fffffff), rnd);
+    const perFile = 200;
+    const t0 = performance.now();
+    for (let f = 0; f * perFile < scale; f++) {
+      const fileId = `${kb}-f${f}`;
+      await db.knowledgeFile.create({
+        data: { id: fileId, knowledgeId: kb, name: `synthetic-${f}.txt`, fileType: "txt", mimeType: "text/plain", size: 1n, sha256: fileId, storageKey: fileId, status: "success" },
+      });
+      const n = Math.min(perFile, scale - f * perFile);
+      await replaceFileChunks(db, {
+        knowledgeId: kb,
+        fileId,
+        chunks: Array.from({ length: n }, (_, i) => ({
+          ordinal: i,
+          content: [0, 1, 2].map(() => docs[next() % docs.length]!.text).join(" "),
+          pageStart: null,
+          pageEnd: null,
+          headingPath: "",
+        })),
+      });
+      if (f % 100 === 0) console.log(`  indexed ${(f + 1) * perFile} chunks, ${f1((performance.now() - t0) / 1000)} s`);
+    }
+    const indexMs = performance.now() - t0;
+    const qs = queries.slice(0, Math.min(queries.length, 300));
+    const ctx = ctxFor(kb);
+    for (const q of qs.slice(0, 10)) await retrieve({ query: q.text, topK: 8, knowledgeBaseIds: [kb] }, ctx, { db });
+    const lat: number[] = [];
+    for (const q of qs) {
+      const s = performance.now();
+      await retrieve({ query: q.text, topK: 8, knowledgeBaseIds: [kb] }, ctx, { db });
+      lat.push(performance.now() - s);
+    }
+    const stats = await db.$queryRawUnsafe<{ n: number; t: number }[]>(
+      `SELECT (SELECT count(*) FROM chunks WHERE knowledge_id = $1)::int AS n, (SELECT count(*) FROM chunk_terms WHERE knowledge_id = $1)::int AS t`,
+      kb,
+    );
+    lines.push(
+      "",
+      `### Scale: ${scale.toLocaleString("en")} chunks (${h.kind})`,
+      "",
+      `Synthetic chunks of three random ${datasetName} sentences each (${stats[0]!.n.toLocaleString("en")} chunks, ${stats[0]!.t.toLocaleString("en")} postings), files of ${perFile} chunks, indexed through replaceFileChunks; ${qs.length} real queries, topK 8 (pool 16).`,
+      "",
+      "| index time | query mean | p50 | p95 |",
+      "| ---: | ---: | ---: | ---: |",
+      `| ${f1(indexMs / 1000)} s | ${f1(mean(lat))} ms | ${f1(pct(lat, 50))} ms | ${f1(pct(lat, 95))} ms |`,
+    );
+  } finally {
+    await h.close();
+    if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+  }
+}
+
+// ---------- main ----------
+async function main() {
+  const lines: string[] = [];
+  const started = new Date().toISOString().slice(0, 16).replace("T", " ");
+  const section = scale ? `${datasetName}-scale-${scale}` : datasetName;
+  lines.push(
+    `## ${datasetName}${scale ? ` — ${scale.toLocaleString("en")}-chunk latency` : ""}`,
+    "",
+    `Measured ${started} UTC on ${cpus().length} × ${cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}, ${databaseUrl ? "PostgreSQL server" : "embedded PGlite"}. ` +
+      `Command: \`node --conditions=react-server --import tsx scripts/bench-retrieval.ts ${argv.join(" ")}\`. ` +
+      `Tokenizer: jieba ${DEFAULT_TOKENIZE_OPTIONS.searchMode ? "search mode" : "default mode"}${DEFAULT_TOKENIZE_OPTIONS.cjkBigrams ? " + CJK bigrams" : ""}, Porter stemming, stop words; ` +
+      `lexical calibration midpoint ${DEFAULT_LEXICAL_CALIBRATION.midpoint}, slope ${DEFAULT_LEXICAL_CALIBRATION.slope}.`,
+  );
+  if (scale) {
+    await scaleRun(lines);
+  } else {
+    const h = await openFresh();
+    let main: { m: Metrics; indexMs: number; lat: number[]; files: number; chunks: number };
+    try {
+      const db = h.prisma;
+      const kb = await createKb(db, datasetName);
+      const { chunkToDoc, ms, files } = await indexDocs(db, kb, docs);
+      console.log(`indexed ${docs.length} docs in ${files} files: ${f1(ms / 1000)} s`);
+      const r = await runQueries(db, kb, chunkToDoc, queries);
+      main = { m: evaluate(r.ranked, queries), indexMs: ms, lat: r.lat, files, chunks: chunkToDoc.size };
+    } finally {
+      await h.close();
+      if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+    }
+    lines.push(
+      "",
+      `${docs.length.toLocaleString("en")} documents as ${main.chunks.toLocaleString("en")} chunks in ${main.files.toLocaleString("en")} files (${sentenceIds ? "one file per article" : "one file per document"}${titleHeading ? ", title indexed as heading path" : ", text only"}); ${queries.length.toLocaleString("en")} queries; lexical only (no embedding model), default MMR (λ 0.85), topK 20, candidate pool 40.`,
+      "",
+      "| system | nDCG@10 | Recall@5 | Recall@20 | MRR@10 | index time | query p50 | query p95 |",
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+      `| **retrieve() — BM25 in SQL (${h.kind})** | **${f3(main.m.ndcg10)}** | ${f3(main.m.r5)} | ${f3(main.m.r20)} | ${f3(main.m.mrr10)} | ${f1(main.indexMs / 1000)} s | ${f1(pct(main.lat, 50))} ms | ${f1(pct(main.lat, 95))} ms |`,
+    );
+    console.log(lines[lines.length - 1]);
+    if (!flag("no-baselines")) {
+      for (const b of baselines(docs, queries)) {
+        lines.push(`| ${b.name} | ${f3(b.m.ndcg10)} | ${f3(b.m.r5)} | ${f3(b.m.r20)} | ${f3(b.m.mrr10)} | ${f1(b.indexMs / 1000)} s (in memory) | ${f1(b.p50)} ms | ${f1(b.p95)} ms |`);
+        console.log(lines[lines.length - 1]);
+      }
+      lines.push("", `Query latency of retrieve(): mean ${f1(mean(main.lat))} ms (includes tokenizing, SQL BM25, fetching the chunks, MMR).`);
+    }
+    if (sentenceIds && !flag("no-abstention")) await abstention(lines);
+  }
+  const text = lines.join("\n");
+  console.log(`\n${text}\n`);
+  if (outFile !== "-") {
+    const begin = `<!-- bench:${section} -->`;
+    const end = `<!-- /bench:${section} -->`;
+    let doc = existsSync(outFile)
+      ? readFileSync(outFile, "utf8")
+      : "# Retrieval benchmarks\n\nWritten by `scripts/bench-retrieval.ts`; each section is replaced when its run is repeated.\n";
+    const block = `${begin}\n${text}\n${end}`;
+    const re = new RegExp(`${begin}[\\s\\S]*?${end}`);
+    doc = re.test(doc) ? doc.replace(re, block) : `${doc.trimEnd()}\n\n${block}\n`;
+    writeFileSync(outFile, doc);
+    console.log(`wrote ${outFile}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
