@@ -51,6 +51,7 @@ interface Candidate {
   lex: number | null;
   lexRaw: number;
   vec: number | null;
+  vecRaw: number;
   score: number;
 }
 
@@ -120,12 +121,14 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
       lexRaw: h.score,
       lex: calibrateLexical(lexicalRatio(h.score, idfMass), p.calibration ?? DEFAULT_LEXICAL_CALIBRATION),
       vec: null,
+      vecRaw: -2,
       score: 0,
     });
   }
   for (const h of vec) {
-    const c = byId.get(h.chunkId) ?? { chunkId: h.chunkId, lexRaw: 0, lex: null, vec: null, score: 0 };
+    const c = byId.get(h.chunkId) ?? { chunkId: h.chunkId, lexRaw: 0, lex: null, vec: null, vecRaw: -2, score: 0 };
     c.vec = calibrateCosine(h.cosine);
+    c.vecRaw = h.cosine;
     byId.set(h.chunkId, c);
   }
   const cands = [...byId.values()];
@@ -142,7 +145,7 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
   const rowById = new Map(rows.map((r) => [r.id, r]));
   // Dedupe: same chunk id is already merged; identical content (a file uploaded twice under
   // another name, repeated boilerplate) keeps its best-scored copy.
-  cands.sort((a, b) => b.score - a.score || b.lexRaw - a.lexRaw || (a.chunkId < b.chunkId ? -1 : 1));
+  cands.sort(byScore);
   const seenContent = new Set<string>();
   let pool: { c: Candidate; r: ChunkRow }[] = [];
   for (const c of cands) {
@@ -165,7 +168,7 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
       if (p.signal.aborted) throw e;
       diagnostics.rerank = "error";
     }
-    pool.sort((a, b) => b.c.score - a.c.score);
+    pool.sort((a, b) => byScore(a.c, b.c));
   }
 
   const lambda = p.mmrLambda ?? 0.85;
@@ -177,7 +180,7 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
     );
     pool = picked.map((i) => pool[i]!);
   } else pool = pool.slice(0, p.topK);
-  pool.sort((a, b) => b.c.score - a.c.score || b.c.lexRaw - a.c.lexRaw);
+  pool.sort((a, b) => byScore(a.c, b.c));
 
   const hits: RetrievalHit[] = pool.map(({ c, r }) => ({
     id: r.id,
@@ -198,6 +201,11 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
     metadata: { lexical: c.lex === null ? null : round(c.lex), vector: c.vec === null ? null : round(c.vec) },
   }));
   return { hits, diagnostics };
+}
+
+/** Calibrated scores saturate near 1, so ties fall back to the raw signals, then the id. */
+function byScore(a: Candidate, b: Candidate): number {
+  return b.score - a.score || b.lexRaw - a.lexRaw || b.vecRaw - a.vecRaw || (a.chunkId < b.chunkId ? -1 : 1);
 }
 
 function round(x: number) {

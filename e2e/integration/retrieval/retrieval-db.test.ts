@@ -199,7 +199,7 @@ describe("retrieval on the real database", () => {
       knowledgeId: KB_C,
       fileId: fid,
       chunks: [chunk(0, "alpha passage"), chunk(1, "beta passage"), chunk(2, "gamma passage")],
-      embeddings: { model: "emb-1", vectors: [[1, 0, 0], [0, 1, 0], [0.9, 0.1, 0]] },
+      embeddings: { model: "emb-1", vectors: [[1, 0, 0], [0, 1, 0], [0.6, 0.8, 0]] },
     });
     const fid2 = id("fvec2");
     await file(KB_C, fid2);
@@ -221,6 +221,8 @@ describe("retrieval on the real database", () => {
       embedding: { model: "emb-1", embedQuery: async () => [1, 0, 0] },
     });
     expect(res.hits.map((h) => h.content)).toEqual(["alpha passage", "gamma passage"]);
+    // cos 1 → 1; cos 0.6 → (0.6 − 0.3)/(0.85 − 0.3); no lexical match, so the fused score is the vector score.
+    expect(res.hits.map((h) => h.score)).toEqual([1, expect.closeTo(0.3 / 0.55, 6)]);
     expect(res.diagnostics.builtin?.vector).toBe("ok");
     expect(res.diagnostics.builtin?.reindexRequired).toEqual([KB_C]);
 
