@@ -77,7 +77,7 @@ function write(dir: string, name: string, data: Uint8Array | string): void {
 // ---------------------------------------------------------------------------------------------
 // Content: a Chinese product handbook (PDF), used both as a fixture and as a sample document.
 
-type Section = { h1?: string; h2?: string; paras?: string[]; newPage?: boolean };
+export type Section = { h1?: string; h2?: string; paras?: string[]; newPage?: boolean };
 
 export const HANDBOOK_TITLE = "云笺协同办公平台 产品手册";
 
@@ -210,7 +210,7 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
   return lines;
 }
 
-async function layoutPdf(sections: Section[], opts: PdfLayoutOptions, doc: PDFDocument): Promise<void> {
+export async function layoutPdf(sections: Section[], opts: PdfLayoutOptions, doc: PDFDocument): Promise<void> {
   const { font } = opts;
   const body = opts.bodySize ?? 11;
   const margin = 64;
@@ -251,14 +251,14 @@ async function layoutPdf(sections: Section[], opts: PdfLayoutOptions, doc: PDFDo
   footer(page, pageNo);
 }
 
-async function cjkFont(doc: PDFDocument): Promise<PDFFont> {
+export async function cjkFont(doc: PDFDocument): Promise<PDFFont> {
   const fontPath = FONT_CANDIDATES.find((p) => existsSync(p));
   if (!fontPath) throw new Error(`No CJK font found; install fonts-wqy-zenhei or set FIXTURE_CJK_FONT. Tried: ${FONT_CANDIDATES.join(", ")}`);
   doc.registerFontkit(fontkit);
   return doc.embedFont(ttcFirstFont(readFileSync(fontPath)), { subset: true });
 }
 
-function fixedMetadata(doc: PDFDocument, title: string): void {
+export function fixedMetadata(doc: PDFDocument, title: string): void {
   const when = new Date("2025-06-01T00:00:00Z");
   doc.setTitle(title);
   doc.setProducer("knowledge-assistant make-fixtures");
