@@ -15,9 +15,9 @@ const HIGHLIGHT_MS = 2200;
 export function UserMessage({ message }: { message: ChatMessage }) {
   const t = useT();
   return (
-    <div data-testid="message-user" className="flex justify-end">
-      <div className="max-w-[85%] whitespace-pre-wrap break-words rounded-2xl rounded-br-md bg-indigo-600 px-3.5 py-2 text-sm text-white">
-        <span className="sr-only">{t("chat.you")}: </span>
+    <div className="flex justify-end">
+      <span className="sr-only">{t("chat.you")}: </span>
+      <div data-testid="message-user" className="max-w-[85%] whitespace-pre-wrap break-words rounded-2xl rounded-br-md bg-indigo-600 px-3.5 py-2 text-sm text-white">
         {message.content}
       </div>
     </div>

@@ -40,7 +40,7 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
     restored.add(kbId);
     const s = getChatSession(kbId);
     if (latestConversationId && s.messages.length === 0 && !s.activeId) {
-      loadConversation(kbId, latestConversationId).catch(() => restored.delete(kbId));
+      loadConversation(kbId, latestConversationId, { onlyIfIdle: true }).catch(() => restored.delete(kbId));
     }
   }, [kbId, conversations.isSuccess, conversations.isPlaceholderData, latestConversationId]);
 

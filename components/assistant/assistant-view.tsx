@@ -196,7 +196,11 @@ export function AssistantView(p: AssistantViewProps) {
           const el = e.currentTarget;
           stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
         }}
-        className="min-h-0 flex-1 overflow-y-auto"
+        // Focusable so keyboard users can scroll long answers (axe: scrollable-region-focusable).
+        tabIndex={0}
+        role="region"
+        aria-label={t("chat.streamingRegion")}
+        className="min-h-0 flex-1 overflow-y-auto focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-indigo-500"
       >
         {body}
       </div>

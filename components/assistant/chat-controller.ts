@@ -9,6 +9,13 @@ import { createDeltaBatcher } from "./delta-batcher";
 import { getChatSession, useChatStore } from "./chat-store";
 
 const controllers = new Map<string, AbortController>();
+// KBs where the user already chose what to show (asked, opened or started a conversation);
+// the automatic "restore the last conversation" must not replace that choice.
+const touched = new Set<string>();
+
+export function userHasTouched(kbId: string): boolean {
+  return touched.has(kbId);
+}
 let seq = 0;
 const localId = (p: string) => `${p}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
 
@@ -23,6 +30,7 @@ export function isStreaming(kbId: string): boolean {
 export async function askQuestion(kbId: string, question: string, opts: AskOptions = {}): Promise<void> {
   const text = question.trim();
   if (!text || controllers.has(kbId)) return;
+  touched.add(kbId);
   const dispatch = useChatStore.getState().dispatch;
   const session = getChatSession(kbId);
   const assistantId = localId("a");
@@ -113,12 +121,25 @@ export function retryAnswer(kbId: string, assistantId: string, opts: AskOptions 
 }
 
 export function newConversation(kbId: string): void {
+  touched.add(kbId);
   stopStreaming(kbId);
   useChatStore.getState().dispatch(kbId, { type: "reset" });
 }
 
-export async function loadConversation(kbId: string, conversationId: string): Promise<void> {
-  stopStreaming(kbId);
+/**
+ * Shows a stored conversation. `onlyIfIdle` is for the automatic restore on KB switch: if the
+ * user started asking while the messages were loading, their question wins.
+ */
+export async function loadConversation(kbId: string, conversationId: string, opts: { onlyIfIdle?: boolean } = {}): Promise<void> {
+  if (opts.onlyIfIdle && touched.has(kbId)) return;
+  if (!opts.onlyIfIdle) {
+    touched.add(kbId);
+    stopStreaming(kbId);
+  }
   const page = await fetchConversationMessages(kbId, conversationId);
+  if (opts.onlyIfIdle) {
+    const s = getChatSession(kbId);
+    if (touched.has(kbId) || s.activeId || s.messages.length > 0) return;
+  }
   useChatStore.getState().dispatch(kbId, { type: "load", conversationId, messages: page.items });
 }

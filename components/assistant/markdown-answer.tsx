@@ -111,7 +111,7 @@ function MarkdownAnswerImpl({ content, referenceIndexes, onCite }: MarkdownAnswe
             data-index={index}
             aria-label={t("chat.jumpTo", { index })}
             onClick={() => onCite(index)}
-            className="mx-0.5 rounded bg-indigo-50 px-1 text-[0.7rem] font-semibold text-indigo-700 ring-1 ring-indigo-200 hover:bg-indigo-100 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
+            className="mx-0.5 inline-block rounded bg-indigo-50 px-1 align-baseline text-[0.7rem] font-semibold leading-4 text-indigo-700 ring-1 ring-indigo-200 hover:bg-indigo-100 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
           >
             {index}
           </button>

@@ -18,8 +18,9 @@ function FlowCard({ id, title, note, children, wide }: { id: string; title: stri
       <h2 id={`flow-${id}`} className="text-sm font-semibold text-slate-800">
         {title} <code className="ml-1 rounded bg-slate-200/70 px-1.5 py-0.5 text-[0.7rem] font-normal text-slate-600">{id}</code>
       </h2>
-      {note ? <p className="mt-0.5 text-xs text-slate-500">{note}</p> : null}
-      <div className="mt-2 h-[640px] overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-sm">{children}</div>
+      {note ? <p className="mt-0.5 text-xs text-slate-600">{note}</p> : null}
+      {/* overflow-clip, not hidden: a hidden box is still scrollable by scrollIntoView. */}
+      <div className="mt-2 h-[640px] overflow-clip rounded-2xl border border-slate-200 bg-white shadow-sm">{children}</div>
     </section>
   );
 }
@@ -188,7 +189,7 @@ export function FlowGallery() {
           <AssistantFixture draft={"请详细说明".repeat(40)} />
         </FlowCard>
         <FlowCard id="viewer-pdf" title="PDF reference opened at its page" note="Page 8 with the quote highlighted (text layer; pdf.js canvas to come).">
-          <div className="h-full overflow-y-auto bg-slate-100/60 p-4">
+          <div tabIndex={0} role="region" aria-label="viewer-pdf" className="h-full overflow-y-auto bg-slate-100/60 p-4">
             <DocumentBody doc={PDF_DOCUMENT} target={{ kbId: FIXTURE_KB_ID, fileId: "file-pdf", fileName: PDF_REF.file_name, page: 8, quote: PDF_REF.quote, chunkId: null, nonce: 1 }} />
           </div>
         </FlowCard>

@@ -79,7 +79,7 @@ export function DocumentBody({ doc, target }: { doc: DocumentContent; target: Vi
               aria-label={t("viewer.pageOf", { page: p.page, total: doc.pages!.length })}
               className={cx("rounded-xl border bg-white p-6 shadow-sm", isTarget ? "border-indigo-300 ring-2 ring-indigo-100" : "border-slate-200")}
             >
-              <p className="mb-3 text-xs font-medium text-slate-400">{t("viewer.pageOf", { page: p.page, total: doc.pages!.length })}</p>
+              <p className="mb-3 text-xs font-medium text-slate-500">{t("viewer.pageOf", { page: p.page, total: doc.pages!.length })}</p>
               {p.text.trim() ? createElement(pageRenderer, { kbId: target.kbId, fileId: target.fileId, page: p.page, text: p.text, range: isTarget ? located.range : null }) : <p className="text-sm text-slate-400">{t("viewer.noText")}</p>}
             </section>
           );
@@ -149,7 +149,7 @@ export function DocumentViewer() {
           <CloseIcon />
         </Button>
       </div>
-      <div className="min-h-0 flex-1 overflow-y-auto bg-slate-100/60 p-4 sm:p-6">
+      <div tabIndex={0} role="region" aria-label={name || t("viewer.title")} className="min-h-0 flex-1 overflow-y-auto bg-slate-100/60 p-4 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-indigo-500 sm:p-6">
         {content.isPending ? (
           <p className="flex items-center gap-2 text-sm text-slate-500">
             <Spinner /> {t("viewer.loading")}

@@ -151,7 +151,7 @@ function UploadRow({ item, onDismiss }: { item: UploadItem; onDismiss: () => voi
       {err ? (
         <p data-testid="file-error" data-code={item.error?.code} role="alert" className="ml-[3.25rem] rounded-lg bg-rose-50 px-2.5 py-1.5 text-xs text-rose-800">
           {err.text}
-          {item.error?.message && err.text !== item.error.message ? <span className="block text-rose-700/80">{item.error.message}</span> : null}
+          {item.error?.message && err.text !== item.error.message ? <span className="block text-rose-700">{item.error.message}</span> : null}
         </p>
       ) : null}
     </li>

@@ -1,4 +1,5 @@
 "use client";
+import { useEffect } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { useDeleteFile, useKnowledgeFiles, useReparseFile } from "@/components/api/queries";
 import { isApiError } from "@/components/api/http-client";
@@ -22,6 +23,15 @@ export function FilePanel({ kbId, canWrite }: { kbId: string; canWrite: boolean 
   const reparse = useReparseFile(kbId);
   useParseJobs(kbId, files.data);
   const uploads = allUploads.filter((u) => u.kbId === kbId);
+
+  // Once the server lists an uploaded file its own row takes over; drop the upload entry so a
+  // later delete does not bring the finished upload back.
+  const listed = files.data;
+  useEffect(() => {
+    if (!listed) return;
+    const ids = new Set(listed.map((f) => f.id));
+    for (const u of useUploadStore.getState().uploads) if (u.fileId && ids.has(u.fileId)) removeUpload(u.id);
+  }, [listed, removeUpload]);
 
   return (
     <FileListView

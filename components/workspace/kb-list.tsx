@@ -78,7 +78,7 @@ export function KbList({ knowledges, loading, error }: { knowledges: KnowledgeSu
                     className={cx("w-full rounded-xl px-3 py-2 text-left transition-colors", focusRing, active ? "bg-indigo-50 ring-1 ring-inset ring-indigo-200" : "hover:bg-slate-100")}
                   >
                     <span className={cx("block truncate text-sm font-medium", active ? "text-indigo-900" : "text-slate-800")}>{k.name}</span>
-                    <span className="mt-0.5 flex flex-wrap gap-x-2 text-xs text-slate-500">
+                    <span className={cx("mt-0.5 flex flex-wrap gap-x-2 text-xs", active ? "text-slate-600" : "text-slate-500")}>
                       <span>{t("kb.fileCount", { count: k.file_count })}</span>
                       {k.indexing_file_count > 0 ? <span className="text-sky-700">{t("kb.indexingCount", { count: k.indexing_file_count })}</span> : null}
                       {k.failed_file_count > 0 ? <span className="text-rose-700">{t("kb.failedCount", { count: k.failed_file_count })}</span> : null}

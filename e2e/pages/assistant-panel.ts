@@ -65,6 +65,12 @@ export class AssistantPanel {
     await this.kbSelect.selectOption(value!);
   }
 
+  /** Starts a fresh conversation (the last one is restored on load) and waits for the welcome. */
+  async newConversation(): Promise<void> {
+    await this.root.getByRole("button", { name: /^(新会话|New conversation)$/ }).first().click();
+    await expect(this.welcome).toBeVisible();
+  }
+
   async ask(question: string): Promise<void> {
     await this.composer.fill(question);
     await this.composer.press("Enter");

@@ -15,6 +15,7 @@ async function openSample(page: Page, baseURL?: string): Promise<WorkspacePage> 
   await expect(ws.userMenu).toBeVisible();
   await ws.selectKb(SAMPLE);
   await ws.assistant.waitForStatus("ready", 200_000);
+  await ws.assistant.newConversation();
   return ws;
 }
 

@@ -11,7 +11,7 @@ test.describe("workspace in local mode", () => {
     // Ingestion of the sample runs in the background after the first start.
     await workspace.assistant.waitForStatus("ready", 200_000);
     await expect(workspace.assistant.composer).toBeEnabled();
-    await expect(workspace.assistant.welcome).toBeVisible();
+    await workspace.assistant.newConversation();
     await expect(workspace.assistant.exampleQuestions).toHaveCount(4);
   });
 
