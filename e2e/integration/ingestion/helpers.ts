@@ -18,6 +18,8 @@ export interface TestEnv {
   dataDir: string;
   userId: string;
   close(): Promise<void>;
+  /** Closes the database but keeps the data directory (hand it to another process). */
+  closeDbOnly(): Promise<void>;
   newKb(name?: string): Promise<string>;
   upload(kbId: string, files: Array<{ name: string; data: Uint8Array | string }>, limits?: Partial<UploadLimits>): ReturnType<typeof receiveUpload>;
   runJobs(extra?: Partial<RunnerOptions>): Promise<void>;
@@ -30,13 +32,19 @@ export async function openTestEnv(): Promise<TestEnv> {
   const db = handle.prisma;
   const userId = `u-${randomUUID()}`;
   await db.user.create({ data: { id: userId, email: `${userId}@x.test`, name: "Tester" } });
+  let open = true;
   const env: TestEnv = {
     db,
     dataDir,
     userId,
     async close() {
-      await handle.close();
+      if (open) await handle.close();
+      open = false;
       rmSync(dataDir, { recursive: true, force: true });
+    },
+    async closeDbOnly() {
+      if (open) await handle.close();
+      open = false;
     },
     async newKb(name = "KB") {
       const id = randomUUID();
