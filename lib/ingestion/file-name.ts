@@ -7,7 +7,6 @@ const FALLBACK_NAME = "untitled";
 
 // C0/C1 controls, DEL, bidi embeddings/overrides/isolates (U+202A–202E, U+2066–2069), the
 // implicit marks LRM/RLM/ALM, zero-width and BOM characters, line/paragraph separators.
-// eslint-disable-next-line no-control-regex
 const STRIP = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\u061c\u2028\u2029\ufeff\ufff9-\ufffb]/g;
 
 function lastPathPart(name: string): string {

@@ -13,7 +13,7 @@ import { parseFile } from "./parse";
 import { describeError } from "./parsers/common";
 import { emitJobEvent, type JobEvent, type JobStage } from "./progress";
 import type { FileType } from "./sniff";
-import { deleteStoredFile, storagePath, storedFileSize } from "./storage";
+import { cleanupTempFiles, deleteStoredFile, storagePath, storedFileSize } from "./storage";
 import { IngestionFailure, makeBudget } from "./types";
 
 // The ingestion job runner (SPEC §7, §13). Jobs live in ingestion_jobs; any number of runners
@@ -110,6 +110,8 @@ export class IngestionRunner {
   /** Starts the loop (recovery first). Resolves once recovery has run. */
   async start(): Promise<void> {
     await this.recover(true);
+    // Temp files of uploads cut off by a crash were never acknowledged: remove old ones.
+    void cleanupTempFiles(this.opts.dataDir).catch(() => {});
     this.loopDone = this.loop(false);
   }
 

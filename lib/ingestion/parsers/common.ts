@@ -15,7 +15,6 @@ export class HeadingStack {
 
 // NUL and other C0/C1 controls (PostgreSQL text cannot hold NUL; PDFs map unmapped glyphs to
 // it), lone surrogates and U+FFFE/U+FFFF never belong in indexed text.
-// eslint-disable-next-line no-control-regex
 const INVALID = /[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 export function stripInvalid(s: string): string {
