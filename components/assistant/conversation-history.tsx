@@ -58,7 +58,7 @@ export function ConversationHistory({ conversations, loading, error, currentId, 
               <li key={c.id} data-testid="conversation-item" className={cx("group flex items-center gap-1 rounded-xl border", current ? "border-indigo-300 bg-indigo-50" : "border-slate-200 bg-white hover:bg-slate-50")}>
                 <button type="button" aria-current={current ? "true" : undefined} onClick={() => onSelect(c.id)} className={cx("min-w-0 flex-1 rounded-xl px-3 py-2 text-left", focusRing)}>
                   <span className="block truncate text-sm font-medium text-slate-800">{title}</span>
-                  <span className="mt-0.5 block text-xs text-slate-500">
+                  <span className={cx("mt-0.5 block text-xs", current ? "text-slate-600" : "text-slate-500")}>
                     {formatTime(c.last_message_at ?? c.created_at, locale)} · {t("history.messages", { count: c.message_count })}
                   </span>
                 </button>

@@ -98,7 +98,7 @@ function MarkdownAnswerImpl({ content, referenceIndexes, onCite }: MarkdownAnswe
       const index = Number(cite);
       if (!referenceIndexes.has(index)) {
         return (
-          <sup className="text-slate-400" title={t("chat.markerMissing", { index })}>
+          <sup className="text-slate-500" title={t("chat.markerMissing", { index })}>
             [{index}]
           </sup>
         );

@@ -80,7 +80,7 @@ export function DocumentBody({ doc, target }: { doc: DocumentContent; target: Vi
               className={cx("rounded-xl border bg-white p-6 shadow-sm", isTarget ? "border-indigo-300 ring-2 ring-indigo-100" : "border-slate-200")}
             >
               <p className="mb-3 text-xs font-medium text-slate-500">{t("viewer.pageOf", { page: p.page, total: doc.pages!.length })}</p>
-              {p.text.trim() ? createElement(pageRenderer, { kbId: target.kbId, fileId: target.fileId, page: p.page, text: p.text, range: isTarget ? located.range : null }) : <p className="text-sm text-slate-400">{t("viewer.noText")}</p>}
+              {p.text.trim() ? createElement(pageRenderer, { kbId: target.kbId, fileId: target.fileId, page: p.page, text: p.text, range: isTarget ? located.range : null }) : <p className="text-sm text-slate-500">{t("viewer.noText")}</p>}
             </section>
           );
         })}

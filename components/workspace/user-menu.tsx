@@ -50,14 +50,15 @@ export function UserMenu({ me }: { me: MeResponse }) {
         data-testid="user-menu"
         aria-haspopup="menu"
         aria-expanded={open}
-        aria-label={`${t("user.menu")}: ${name}`}
         onClick={() => setOpen((v) => !v)}
         className={cx("flex items-center gap-2 rounded-lg px-2 py-1 text-sm text-slate-700 hover:bg-slate-100", focusRing)}
       >
         <span aria-hidden="true" className="flex h-7 w-7 items-center justify-center rounded-full bg-indigo-100 text-xs font-semibold uppercase text-indigo-700">
           {name.slice(0, 1)}
         </span>
+        <span className="sr-only">{t("user.menu")}: </span>
         <span className="hidden max-w-[10rem] truncate sm:inline">{name}</span>
+        <span className="sr-only sm:hidden">{name}</span>
         <ChevronIcon />
       </button>
       {open ? (

@@ -86,7 +86,7 @@ export function Workspace() {
             <SparkIcon />
           </span>
           <span className="text-base font-semibold text-slate-900">{t("app.name")}</span>
-          <span className="hidden text-sm text-slate-400 md:inline">· {t("app.tagline")}</span>
+          <span className="hidden text-sm text-slate-500 md:inline">· {t("app.tagline")}</span>
         </div>
         <div className="ml-auto flex items-center gap-1">
           <LanguageSwitch />
@@ -119,7 +119,7 @@ export function Workspace() {
                     className={cx("-mb-px border-b-2 px-3 py-2.5 text-sm font-medium", focusRing, mainTab === tab ? "border-indigo-600 text-indigo-700" : "border-transparent text-slate-500 hover:text-slate-800")}
                   >
                     {tab === "files" ? t("tabs.files") : t("tabs.viewer")}
-                    {tab === "viewer" && viewerTarget?.fileName ? <span className="ml-1 hidden max-w-[12rem] truncate align-bottom text-slate-400 sm:inline-block">· {viewerTarget.fileName}</span> : null}
+                    {tab === "viewer" && viewerTarget?.fileName ? <span className="ml-1 hidden max-w-[12rem] truncate align-bottom text-slate-500 sm:inline-block">· {viewerTarget.fileName}</span> : null}
                   </button>
                 ))}
               </div>
