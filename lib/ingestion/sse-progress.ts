@@ -16,6 +16,7 @@ export interface ProgressStreamOptions {
 }
 
 const encoder = new TextEncoder();
+const STAGE_ORDER = ["queued", "parsing", "chunking", "embedding", "indexing", "success", "failed"];
 
 export function formatSse(event: JobEvent): Uint8Array {
   const { type, ...data } = event;
@@ -51,8 +52,16 @@ export function jobProgressStream(db: PrismaClient, fileId: string, opts: Progre
         }
       };
       cleanup = close;
+      let lastProgress = -1;
+      const rank = (e: JobEvent) => (e.type === "progress" ? STAGE_ORDER.indexOf(e.stage) * 1000 + e.percent : Infinity);
+      /** A polled snapshot may lag behind the bus (progress DB writes are throttled): never step back. */
+      const sendPolled = (event: JobEvent) => {
+        if (event.type === "progress" && rank(event) < lastProgress) return;
+        send(event);
+      };
       const send = (event: JobEvent) => {
         if (closed) return;
+        if (event.type === "progress") lastProgress = Math.max(lastProgress, rank(event));
         const key = JSON.stringify(event);
         if (key === lastKey) return;
         lastKey = key;
@@ -104,7 +113,7 @@ export function jobProgressStream(db: PrismaClient, fileId: string, opts: Progre
             if (closed || polling || Date.now() - lastEventAt < pollMs) return;
             polling = true;
             snapshotEvent()
-              .then(send)
+              .then(sendPolled)
               .catch(() => {})
               .finally(() => {
                 polling = false;

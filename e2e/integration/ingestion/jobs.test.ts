@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "@/lib/env";
-import { getJobSnapshot, subscribeJobProgress, type JobEvent } from "@/lib/ingestion/progress";
+import { emitJobEvent, getJobSnapshot, subscribeJobProgress, type JobEvent } from "@/lib/ingestion/progress";
 import {
   deleteKnowledgeFile,
   IngestionRunner,
@@ -108,6 +108,19 @@ describe("job runner", () => {
     expect(quiet.comments).toBeGreaterThanOrEqual(2);
     const missing = await readSse(jobProgressStream(t.db, "no-such-file"));
     expect(missing.events).toEqual([{ event: "error", data: { code: "FILE_NOT_FOUND", message: expect.any(String) } }]);
+  });
+
+  it("SSE never steps back to an older polled snapshot", async () => {
+    const kb = await t.newKb();
+    const fileId = await uploadOne(t, kb, "poll.md", "# 轮询\n\n内容。");
+    const ac = new AbortController();
+    const reading = readSse(jobProgressStream(t.db, fileId, { signal: ac.signal, pollMs: 100, heartbeatMs: 60_000 }), 5000);
+    await new Promise((r) => setTimeout(r, 150));
+    // The bus is ahead of the (throttled) DB row, which still says "queued 0".
+    emitJobEvent(fileId, { type: "progress", stage: "parsing", percent: 30, message: "Parsing: 70%" });
+    setTimeout(() => ac.abort(), 800);
+    const { events } = await reading;
+    expect(events.map((e) => (e.data as { stage: string; percent: number }).percent)).toEqual([0, 30]);
   });
 
   it("a job left running by a dead process is requeued and ends with one copy of each chunk", async () => {
