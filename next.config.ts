@@ -32,6 +32,7 @@ const nextConfig: NextConfig = {
     "opencc-js",
     "busboy",
     "yauzl",
+    "htmlparser2",
   ],
   async headers() {
     return [

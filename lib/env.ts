@@ -25,8 +25,8 @@ const envSchema = z.object({
   MAX_KB_BYTES: intIn(1, 2 ** 40, 1024 * 1024 * 1024),
   MAX_PDF_PAGES: intIn(1, 100000, 2000),
   INGEST_CONCURRENCY: intIn(1, 16, 2),
-  CHUNK_TARGET_CHARS: intIn(100, 8000, 500),
-  CHUNK_OVERLAP_CHARS: intIn(0, 2000, 80),
+  CHUNK_TARGET_CHARS: intIn(100, 8000, 650),
+  CHUNK_OVERLAP_CHARS: intIn(0, 2000, 100),
 
   EMBEDDING_MODEL: z.string().optional(),
   EMBEDDING_BASE_URL: z.string().url().optional(),

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { startFakeOpenAI } from "../e2e/support/fake-openai-server";
 
-const LEVELS = [1, 10, 50];
+const LEVELS = (process.env.BENCH_LEVELS ?? "1,10,50").split(",").map(Number);
 const QUESTIONS = [
   "智慧城市政策的实施范围是什么？",
   "市场规模有多大？",
@@ -54,6 +54,18 @@ async function oneStream(baseUrl: string, kb: string, q: string): Promise<Sample
   return { refsMs, firstDeltaMs, ok, error };
 }
 
+async function freshDatabase(serverUrl: string): Promise<string> {
+  const pg = (await import("pg")).default;
+  const name = `ka_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN;
@@ -64,7 +76,9 @@ async function run(engine: "extractive" | "model", tokenMs: number) {
   process.env.DATA_DIR = mkdtempSync(path.join(tmpdir(), "ka-bench-chat-"));
   process.env.AUTH_MODE = "local";
   process.env.SEED_SAMPLE = "false";
-  delete process.env.DATABASE_URL;
+  // BENCH_DATABASE_URL: run against a PostgreSQL server instead (a fresh database on it).
+  if (process.env.BENCH_DATABASE_URL) process.env.DATABASE_URL = await freshDatabase(process.env.BENCH_DATABASE_URL);
+  else delete process.env.DATABASE_URL;
   if (model) {
     process.env.AI_CHAT_MODEL = "bench-model";
     process.env.AI_CHAT_BASE_URL = model.baseUrl;
@@ -112,9 +126,10 @@ async function run(engine: "extractive" | "model", tokenMs: number) {
 
 async function main() {
   const rows = [...(await run("extractive", 0)), ...(await run("model", 20))];
+  const dbLabel = process.env.BENCH_DATABASE_URL ? "PostgreSQL 15 server (local cluster, fsync on)" : "embedded PGlite";
   const doc = `# Chat latency benchmark
 
-Measured by \`npm run bench:chat\` on ${new Date().toISOString().slice(0, 10)} (2 cores, Node ${process.version}), embedded PGlite,
+Measured by \`npm run bench:chat\` on ${new Date().toISOString().slice(0, 10)} (2 cores, Node ${process.version}), ${dbLabel},
 real HTTP + SSE against the real route handlers; KB of ${SAMPLE_NOTE}. Times in milliseconds from
 sending the request; p95 over the streams of one level. "errors" counts streams without \`done\`.
 
@@ -123,8 +138,9 @@ sending the request; p95 over the streams of one level. "errors" counts streams 
 ${rows.join("\n")}
 `;
   mkdirSync("docs", { recursive: true });
-  writeFileSync("docs/benchmarks-chat.md", doc);
-  console.log("wrote docs/benchmarks-chat.md");
+  const out = process.env.BENCH_DATABASE_URL ? "docs/benchmarks-chat-postgres.md" : "docs/benchmarks-chat.md";
+  writeFileSync(out, doc);
+  console.log(`wrote ${out}`);
   process.exit(0);
 }
 

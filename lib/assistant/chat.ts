@@ -363,18 +363,24 @@ async function relatedQuestions(
 
 async function persistOutcome(p: Prepared, o: TurnOutcome): Promise<void> {
   try {
-    await saveMessage(p.db, {
-      id: p.assistantMessageId,
-      conversationId: p.conversationId,
-      role: "assistant",
-      content: o.content,
-      referencesJson: o.references,
-      usageJson: o.usage,
-      metadataJson: o.metadata,
-      finishReason: o.finishReason,
-      engine: o.engine,
-    });
-  } finally {
+    await saveMessage(
+      p.db,
+      {
+        id: p.assistantMessageId,
+        conversationId: p.conversationId,
+        role: "assistant",
+        content: o.content,
+        referencesJson: o.references,
+        usageJson: o.usage,
+        metadataJson: o.metadata,
+        finishReason: o.finishReason,
+        engine: o.engine,
+      },
+      p.turnId,
+    );
+  } catch (e) {
+    // The answer could not be saved; still free the conversation for the next question.
     await releaseTurn(p.db, p.conversationId, p.turnId);
+    throw e;
   }
 }

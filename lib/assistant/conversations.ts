@@ -63,8 +63,9 @@ const json = (v: unknown) => (v === undefined || v === null ? null : JSON.string
  * Inserts a message and bumps the conversation's count and time in ONE statement (a CTE), so
  * the two can never disagree and a turn costs one round trip per save.
  */
-export async function saveMessage(db: Db, m: NewMessage): Promise<string> {
+export async function saveMessage(db: Db, m: NewMessage, releaseTurnId?: string): Promise<string> {
   const id = m.id ?? randomUUID();
+  // With releaseTurnId the same statement also ends the turn's lease (one commit per answer).
   await db.$executeRawUnsafe(
     `WITH ins AS (
        INSERT INTO knowledge_assistant_messages
@@ -73,7 +74,9 @@ export async function saveMessage(db: Db, m: NewMessage): Promise<string> {
        RETURNING created_at
      )
      UPDATE knowledge_assistant_conversations
-        SET message_count = message_count + 1, last_message_at = (SELECT created_at FROM ins), updated_at = now()
+        SET message_count = message_count + 1, last_message_at = (SELECT created_at FROM ins), updated_at = now(),
+            active_turn_id = CASE WHEN $10::text IS NOT NULL AND active_turn_id = $10::text THEN NULL ELSE active_turn_id END,
+            active_turn_at = CASE WHEN $10::text IS NOT NULL AND active_turn_id = $10::text THEN NULL ELSE active_turn_at END
       WHERE id = $2`,
     id,
     m.conversationId,
@@ -84,6 +87,7 @@ export async function saveMessage(db: Db, m: NewMessage): Promise<string> {
     json(m.metadataJson),
     m.finishReason ?? null,
     m.engine ?? null,
+    releaseTurnId ?? null,
   );
   return id;
 }
