@@ -27,13 +27,23 @@ function readCookie(request: Request, name: string): string | undefined {
   return undefined;
 }
 
+// The local owner row is created once per database; every request after that reuses it
+// instead of writing (an upsert is a commit, and on PGlite commits are the expensive part).
+const localOwners = new WeakMap<object, Promise<{ id: string; email: string; name: string }>>();
+
 export async function ensureLocalOwner() {
   const db = await getDb();
-  return db.user.upsert({
-    where: { id: LOCAL_OWNER_ID },
-    update: {},
-    create: { id: LOCAL_OWNER_ID, email: "owner@localhost", name: "Local owner" },
-  });
+  let owner = localOwners.get(db);
+  if (!owner) {
+    owner = db.user.upsert({
+      where: { id: LOCAL_OWNER_ID },
+      update: {},
+      create: { id: LOCAL_OWNER_ID, email: "owner@localhost", name: "Local owner" },
+    });
+    owner.catch(() => localOwners.delete(db));
+    localOwners.set(db, owner);
+  }
+  return owner;
 }
 
 /** The signed-in principal, or null. Identity comes only from the cookie or bearer token. */
