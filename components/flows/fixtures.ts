@@ -86,15 +86,15 @@ export const EXTERNAL_REF: SourceReference = {
 const ANSWER =
   "根据知识库资料，智慧城市相关要点如下：\n\n1. **市场规模**：2023 年市场规模达到 2.4 万亿元，同比增长 15.3% [1]。\n2. **建设要求**：各地需在 2025 年底前完成城市运行管理服务平台建设 [2]。\n3. **协同原则**：外部资料强调数据共享与跨部门协同 [3]。\n\n如需更细的条款，可以点击引用编号查看原文。";
 
-let n = 0;
-const id = (p: string) => `${p}-${++n}`;
-
-function user(content: string): ChatMessage {
-  return { id: id("u"), role: "user", content, references: [], phase: "done" };
-}
-
-function assistant(partial: Partial<ChatMessage>): ChatMessage {
-  return { id: id("a"), role: "assistant", content: "", references: [], phase: "done", question: "智慧城市相关政策有哪些？", ...partial };
+// Ids must be identical on the server render and on hydration, so they are derived from the
+// state's name and position, never from a module-level counter.
+function builder(scope: string) {
+  let i = 0;
+  const next = (p: string) => `${scope}-${p}${i++}`;
+  return {
+    user: (content: string): ChatMessage => ({ id: next("u"), role: "user", content, references: [], phase: "done" }),
+    assistant: (partial: Partial<ChatMessage>): ChatMessage => ({ id: next("a"), role: "assistant", content: "", references: [], phase: "done", question: Q, ...partial }),
+  };
 }
 
 const Q = "智慧城市相关政策有哪些？";
@@ -106,19 +106,38 @@ export function session(messages: ChatMessage[], activeId: string | null = null)
 export const SESSIONS = {
   empty: (): ChatSession => ({ conversationId: null, messages: [], activeId: null }),
   retrieving: () => {
-    const a = assistant({ phase: "retrieving" });
-    return session([user(Q), a], a.id);
+    const b = builder("retrieving");
+    const a = b.assistant({ phase: "retrieving" });
+    return session([b.user(Q), a], a.id);
   },
   streaming: () => {
-    const a = assistant({ phase: "streaming", references: [PDF_REF, DOCX_REF], content: ANSWER.slice(0, 70) });
-    return session([user(Q), a], a.id);
+    const b = builder("streaming");
+    const a = b.assistant({ phase: "streaming", references: [PDF_REF, DOCX_REF], content: ANSWER.slice(0, 70) });
+    return session([b.user(Q), a], a.id);
   },
-  answered: () => session([user(Q), assistant({ content: ANSWER, references: [PDF_REF, DOCX_REF, EXTERNAL_REF], engine: "model", relatedQuestions: ["是否需要按政策发布时间筛选？", "2025 年的建设目标有哪些？"] })]),
-  extractive: () => session([user(Q), assistant({ content: "> 2023 年智慧城市市场规模达到 2.4 万亿元，同比增长 15.3% [1]\n\n> 各地应在 2025 年底前完成城市运行管理服务平台建设 [2]", references: [PDF_REF, DOCX_REF], engine: "extractive" })]),
-  noContext: () => session([user("量子计算机的散热方案是什么？"), assistant({ phase: "error", question: "量子计算机的散热方案是什么？", error: { code: "NO_RELEVANT_CONTEXT", message: "未在当前知识库中找到相关内容" } })]),
-  modelError: () => session([user(Q), assistant({ phase: "error", error: { code: "MODEL_UNAVAILABLE", message: "upstream model returned 503" }, references: [PDF_REF] })]),
-  stopped: () => session([user(Q), assistant({ phase: "stopped", finishReason: "aborted", content: ANSWER.slice(0, 90), references: [PDF_REF, DOCX_REF] })]),
+  answered: (scope = "answered") => {
+    const b = builder(scope);
+    return session([b.user(Q), b.assistant({ content: ANSWER, references: [PDF_REF, DOCX_REF, EXTERNAL_REF], engine: "model", relatedQuestions: ["是否需要按政策发布时间筛选？", "2025 年的建设目标有哪些？"] })]);
+  },
+  extractive: () => {
+    const b = builder("extractive");
+    return session([b.user(Q), b.assistant({ content: "> 2023 年智慧城市市场规模达到 2.4 万亿元，同比增长 15.3% [1]\n\n> 各地应在 2025 年底前完成城市运行管理服务平台建设 [2]", references: [PDF_REF, DOCX_REF], engine: "extractive" })]);
+  },
+  noContext: () => {
+    const b = builder("no-context");
+    const q = "量子计算机的散热方案是什么？";
+    return session([b.user(q), b.assistant({ phase: "error", question: q, error: { code: "NO_RELEVANT_CONTEXT", message: "未在当前知识库中找到相关内容" } })]);
+  },
+  modelError: () => {
+    const b = builder("model-error");
+    return session([b.user(Q), b.assistant({ phase: "error", error: { code: "MODEL_UNAVAILABLE", message: "upstream model returned 503" }, references: [PDF_REF] })]);
+  },
+  stopped: () => {
+    const b = builder("stopped");
+    return session([b.user(Q), b.assistant({ phase: "stopped", finishReason: "aborted", content: ANSWER.slice(0, 90), references: [PDF_REF, DOCX_REF] })]);
+  },
   long: () => {
+    const b = builder("long");
     const refs: SourceReference[] = Array.from({ length: 8 }, (_, i) => ({
       ...PDF_REF,
       ref_id: `ref_${i + 1}`,
@@ -130,16 +149,18 @@ export const SESSIONS = {
       quote: `第 ${i + 1} 条引用的原文片段。`.repeat(i % 3 === 0 ? 12 : 2),
     }));
     const content = Array.from({ length: 8 }, (_, i) => `### 要点 ${i + 1}\n\n这是关于第 ${i + 1} 个主题的详细说明，包含数据、条款与结论，便于标书编写时直接引用 [${i + 1}]。另外参见 [${((i + 3) % 8) + 1}]。`).join("\n\n");
-    return session([user("请全面总结知识库中的所有要点"), assistant({ content, references: refs, engine: "model" })]);
+    return session([b.user("请全面总结知识库中的所有要点"), b.assistant({ content, references: refs, engine: "model" })]);
   },
-  unsafe: () =>
-    session([
-      user('<img src=x onerror="alert(1)"> 这个文件说了什么？'),
-      assistant({
+  unsafe: () => {
+    const b = builder("unsafe");
+    return session([
+      b.user('<img src=x onerror="alert(1)"> 这个文件说了什么？'),
+      b.assistant({
         content: '文件名是 `<img src=x onerror=alert(1)>`，内容如下：<img src=x onerror="alert(1)"> <script>alert(2)</script> [危险链接](javascript:alert(3)) 与 [正常链接](https://example.com) ![远程图片](https://example.com/a.png) [1]',
         references: [{ ...PDF_REF, file_name: '<img src=x onerror="alert(1)">.pdf', quote: '<script>alert("quote")</script> 原文片段' }],
       }),
-    ]),
+    ]);
+  },
 };
 
 export const CONVERSATIONS: ConversationSummary[] = [
@@ -148,9 +169,8 @@ export const CONVERSATIONS: ConversationSummary[] = [
   { id: "conv-3", title: "", message_count: 2, last_message_at: "2026-05-18T16:12:00.000Z", created_at: "2026-05-18T16:10:00.000Z" },
 ];
 
-function file(overrides: Partial<KnowledgeFile>): KnowledgeFile {
+function file(overrides: Partial<KnowledgeFile> & { id: string }): KnowledgeFile {
   return {
-    id: id("f"),
     name: "文件.pdf",
     file_type: "pdf",
     size: 1_204_000,
@@ -168,14 +188,14 @@ function file(overrides: Partial<KnowledgeFile>): KnowledgeFile {
 
 export function fileStates(): { files: KnowledgeFile[]; progress: Record<string, ParseProgress>; uploads: UploadItem[] } {
   const files = [
-    file({ name: "2023市场分析报告.pdf" }),
-    file({ name: "智慧城市政策.docx", file_type: "docx", page_count: null, chunk_count: 31, embedding_status: "skipped" }),
-    file({ name: "招标公告.pdf", status: "queued", embedding_status: "pending", chunk_count: 0, page_count: null }),
-    file({ name: "技术规范.pdf", status: "parsing", embedding_status: "pending", chunk_count: 0 }),
-    file({ name: "评分办法.md", file_type: "md", status: "chunking", embedding_status: "pending", chunk_count: 0, page_count: null }),
-    file({ name: "合同条款.docx", file_type: "docx", status: "embedding", embedding_status: "running", chunk_count: 40, page_count: null }),
-    file({ name: "附件清单.html", file_type: "html", status: "indexing", embedding_status: "success", chunk_count: 12, page_count: null }),
-    file({ name: "扫描件.pdf", status: "failed", embedding_status: "pending", chunk_count: 0, page_count: 3, error_code: "FILE_NO_TEXT", error_message: "PDF 中没有可提取的文字（可能是扫描件），请上传带文字层的 PDF。" }),
+    file({ id: "fx-file-0", name: "2023市场分析报告.pdf" }),
+    file({ id: "fx-file-1", name: "智慧城市政策.docx", file_type: "docx", page_count: null, chunk_count: 31, embedding_status: "skipped" }),
+    file({ id: "fx-file-2", name: "招标公告.pdf", status: "queued", embedding_status: "pending", chunk_count: 0, page_count: null }),
+    file({ id: "fx-file-3", name: "技术规范.pdf", status: "parsing", embedding_status: "pending", chunk_count: 0 }),
+    file({ id: "fx-file-4", name: "评分办法.md", file_type: "md", status: "chunking", embedding_status: "pending", chunk_count: 0, page_count: null }),
+    file({ id: "fx-file-5", name: "合同条款.docx", file_type: "docx", status: "embedding", embedding_status: "running", chunk_count: 40, page_count: null }),
+    file({ id: "fx-file-6", name: "附件清单.html", file_type: "html", status: "indexing", embedding_status: "success", chunk_count: 12, page_count: null }),
+    file({ id: "fx-file-7", name: "扫描件.pdf", status: "failed", embedding_status: "pending", chunk_count: 0, page_count: 3, error_code: "FILE_NO_TEXT", error_message: "PDF 中没有可提取的文字（可能是扫描件），请上传带文字层的 PDF。" }),
   ];
   const stages: [number, ParseProgress][] = [
     [2, { stage: "queued", percent: 0 }],

@@ -183,7 +183,7 @@ export function FlowGallery() {
           <AssistantFixture session={SESSIONS.unsafe()} />
         </FlowCard>
         <FlowCard id="history" title="Conversation history">
-          <AssistantFixture session={SESSIONS.answered()} historyOpen />
+          <AssistantFixture session={SESSIONS.answered("history")} historyOpen />
         </FlowCard>
         <FlowCard id="composer-limit" title="Composer at the 200-character limit">
           <AssistantFixture draft={"请详细说明".repeat(40)} />
