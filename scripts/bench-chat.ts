@@ -2,17 +2,18 @@
 // 50 concurrent chat streams on a KB holding the sample documents' text, with the extractive
 // engine and with the local test model server streaming at a fixed token rate. Real HTTP and
 // SSE against the real route handlers, on the embedded database. Writes docs/benchmarks-chat.md.
-import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startFakeOpenAI } from "../e2e/support/fake-openai-server";
 
 const LEVELS = (process.env.BENCH_LEVELS ?? "1,10,50").split(",").map(Number);
 const QUESTIONS = [
-  "智慧城市政策的实施范围是什么？",
-  "市场规模有多大？",
-  "How long is the battery warranty?",
-  "How do I reset the device?",
+  "私有化部署的最低配置是什么？",
+  "第二季度收入是多少？",
+  "How do I back up the workspace?",
+  "设备 X120 的维护周期",
 ];
 
 interface Sample {
@@ -71,45 +72,69 @@ const pct = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN;
 };
 
-async function run(engine: "extractive" | "model", tokenMs: number) {
-  const model = engine === "model" ? await startFakeOpenAI({ tokenMs }) : null;
-  process.env.DATA_DIR = mkdtempSync(path.join(tmpdir(), "ka-bench-chat-"));
-  process.env.AUTH_MODE = "local";
-  process.env.SEED_SAMPLE = "false";
-  // BENCH_DATABASE_URL: run against a PostgreSQL server instead (a fresh database on it).
-  if (process.env.BENCH_DATABASE_URL) process.env.DATABASE_URL = await freshDatabase(process.env.BENCH_DATABASE_URL);
-  else delete process.env.DATABASE_URL;
-  if (model) {
-    process.env.AI_CHAT_MODEL = "bench-model";
-    process.env.AI_CHAT_BASE_URL = model.baseUrl;
-  } else {
-    delete process.env.AI_CHAT_MODEL;
-    delete process.env.AI_CHAT_BASE_URL;
-  }
-  const { resetEnvForTests } = await import("../lib/env");
-  const { closeDb } = await import("../lib/db/client");
-  resetEnvForTests();
-  await closeDb();
-  const { startTestApp } = await import("../e2e/support/http-app");
-  const { seedIndexedFile, SAMPLE_CHUNKS } = await import("../e2e/support/seed");
-  const app = await startTestApp(path.resolve("app"));
-  const kbRes = await fetch(`${app.baseUrl}/v1/knowledges`, {
+function startServer(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; url: string }> {
+  // BENCH_PROFILE_DIR: write a CPU profile of the app process (to find where a turn's time goes).
+  const prof = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...prof, "--conditions=react-server", "--import", "tsx", "e2e/support/serve-app.ts", "--port", "0"], {
+    env: { ...process.env, ...env } as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1]! });
+    });
+    child.on("exit", (code) => reject(new Error(`server exited (${code})`)));
+  });
+}
+
+/** The KB is built through the real upload and ingestion path: the sample documents plus notes. */
+async function buildKb(baseUrl: string): Promise<string> {
+  const kbRes = await fetch(`${baseUrl}/v1/knowledges`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ name: "bench" }),
   });
   const kb = ((await kbRes.json()) as { data: { id: string } }).data.id;
-  // Enough text that retrieval does real work: the sample passages plus 2,000 filler chunks.
-  await seedIndexedFile(kb, "sample.pdf", SAMPLE_CHUNKS);
-  await seedIndexedFile(
-    kb,
-    "filler.md",
-    Array.from({ length: 2000 }, (_, i) => ({ content: `第${i}节 产品说明：设备型号 X${i} 的参数、接口与维护周期，适用于园区与楼宇场景。Model X${i} maintenance schedule.` })),
-  );
-  await oneStream(app.baseUrl, kb, QUESTIONS[0]!); // warm-up
+  const form = new FormData();
+  for (const name of readdirSync("prisma/sample")) {
+    form.append("files", new Blob([readFileSync(path.join("prisma/sample", name))]), name);
+  }
+  const notes = Array.from({ length: 2000 }, (_, i) => `## 设备 X${i}\n\n第${i}节 产品说明：设备型号 X${i} 的参数、接口与维护周期，适用于园区与楼宇场景。Model X${i} maintenance schedule.`).join("\n\n");
+  form.append("files", new Blob([notes]), "device-notes.md");
+  await fetch(`${baseUrl}/v1/knowledges/${kb}/files`, { method: "POST", body: form });
+  for (;;) {
+    const tree = (await (await fetch(`${baseUrl}/v1/knowledges/tree`)).json()) as { data: { items: Array<{ id: string; files: Array<{ status: string; chunk_count: number }> }> } };
+    const files = tree.data.items.find((k) => k.id === kb)!.files;
+    if (files.every((f) => f.status === "success" || f.status === "failed")) {
+      chunkTotal = files.reduce((n, f) => n + f.chunk_count, 0);
+      return kb;
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+let chunkTotal = 0;
+
+async function run(engine: "extractive" | "model", tokenMs: number) {
+  const model = engine === "model" ? await startFakeOpenAI({ tokenMs }) : null;
+  const env: Record<string, string | undefined> = {
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), "ka-bench-chat-")),
+    AUTH_MODE: "local",
+    SEED_SAMPLE: "false",
+    // BENCH_DATABASE_URL: run against a PostgreSQL server instead (a fresh database on it).
+    DATABASE_URL: process.env.BENCH_DATABASE_URL ? await freshDatabase(process.env.BENCH_DATABASE_URL) : "",
+    AI_CHAT_MODEL: model ? "bench-model" : "",
+    AI_CHAT_BASE_URL: model ? model.baseUrl : "",
+  };
+  const server = await startServer(env);
+  const kb = await buildKb(server.url);
+  await oneStream(server.url, kb, QUESTIONS[0]!); // warm-up
   const rows: string[] = [];
   for (const n of LEVELS) {
-    const samples = await Promise.all(Array.from({ length: n }, (_, i) => oneStream(app.baseUrl, kb, QUESTIONS[i % QUESTIONS.length]!)));
+    const samples = await Promise.all(Array.from({ length: n }, (_, i) => oneStream(server.url, kb, QUESTIONS[i % QUESTIONS.length]!)));
     const refs = samples.map((s) => s.refsMs).filter((x) => x >= 0);
     const first = samples.map((s) => s.firstDeltaMs).filter((x): x is number => x !== null);
     const errors = samples.filter((s) => !s.ok).length;
@@ -118,8 +143,8 @@ async function run(engine: "extractive" | "model", tokenMs: number) {
     );
     console.log(rows.at(-1));
   }
-  await app.close();
-  await closeDb();
+  server.child.kill("SIGTERM");
+  await new Promise((r) => server.child.once("exit", r));
   await model?.close();
   return rows;
 }
@@ -130,7 +155,8 @@ async function main() {
   const doc = `# Chat latency benchmark
 
 Measured by \`npm run bench:chat\` on ${new Date().toISOString().slice(0, 10)} (2 cores, Node ${process.version}), ${dbLabel},
-real HTTP + SSE against the real route handlers; KB of ${SAMPLE_NOTE}. Times in milliseconds from
+real HTTP + SSE; the app runs in its own process (route handlers + boot), the client and the test model server in another;
+KB built through the real upload and ingestion path: the sample documents plus a generated notes file, ${chunkTotal} chunks. Times in milliseconds from
 sending the request; p95 over the streams of one level. "errors" counts streams without \`done\`.
 
 | engine | concurrent streams | references p50 | references p95 | first delta p50 | first delta p95 | errors |
@@ -144,5 +170,4 @@ ${rows.join("\n")}
   process.exit(0);
 }
 
-const SAMPLE_NOTE = "2,004 chunks (4 sample passages + 2,000 generated product-note chunks)";
 void main();
