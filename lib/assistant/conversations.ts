@@ -13,15 +13,24 @@ export async function findConversation(db: Db, userId: string, knowledgeId: stri
   return c;
 }
 
-/** Takes the conversation for one turn; a second concurrent question is refused, never interleaved. */
-export async function acquireTurn(db: Db, conversationId: string, turnId: string): Promise<void> {
-  const now = new Date();
-  const stale = new Date(now.getTime() - TURN_LEASE_MS);
-  const { count } = await db.conversation.updateMany({
-    where: { id: conversationId, OR: [{ activeTurnId: null }, { activeTurnAt: { lt: stale } }] },
-    data: { activeTurnId: turnId, activeTurnAt: now },
-  });
-  if (count === 0) throw new AppError("CONVERSATION_BUSY");
+/**
+ * Takes the conversation for one turn. A question that arrives while another turn still holds
+ * it waits up to `waitMs` (the usual case is "stop, then ask again", where the stopped turn is
+ * still saving its partial answer); after that it is refused, never interleaved.
+ */
+export async function acquireTurn(db: Db, conversationId: string, turnId: string, waitMs = 3_000): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const now = new Date();
+    const stale = new Date(now.getTime() - TURN_LEASE_MS);
+    const { count } = await db.conversation.updateMany({
+      where: { id: conversationId, OR: [{ activeTurnId: null }, { activeTurnAt: { lt: stale } }] },
+      data: { activeTurnId: turnId, activeTurnAt: now },
+    });
+    if (count > 0) return;
+    if (Date.now() >= deadline) throw new AppError("CONVERSATION_BUSY");
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 export async function releaseTurn(db: Db, conversationId: string, turnId: string): Promise<void> {

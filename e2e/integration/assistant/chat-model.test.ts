@@ -137,10 +137,34 @@ describe("chat stream with an OpenAI-compatible model", () => {
     expect(next.events.at(-1)!.event).toBe("done");
   });
 
+  it("a question asked right after stopping waits for the stopped turn instead of being refused", async () => {
+    const first = await readSse(await c.request("POST", url(), { message: "智慧城市政策的实施范围是什么？" }));
+    const conv = first.events[0]!.data.conversation_id as string;
+    model.script({ kind: "stream", tokens: Array.from({ length: 200 }, (_, i) => `段${i}`), tokenMs: 30 });
+    const controller = new AbortController();
+    const res = await fetch(app.baseUrl + url(), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: "智慧城市政策的实施范围是什么？", conversation_id: conv }),
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    let seen = "";
+    while (!seen.includes("段2")) seen += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    // Immediately: no pause for the server to notice the disconnect.
+    const again = await readSse(await c.request("POST", url(), { message: "智慧城市 市场规模", conversation_id: conv }));
+    expect(again.events[0]!.event).toBe("start");
+    expect(again.events.at(-1)!.event).toBe("done");
+    const msgs = await c.json<{ items: Array<{ role: string; finish_reason: string | null }> }>("GET", `/v1/knowledges/${kb}/assistant/conversations/${conv}/messages`);
+    expect(msgs.data.items.map((m) => m.finish_reason)).toEqual([null, "stop", null, "aborted", null, "stop"]);
+  });
+
   it("refuses a second concurrent question in one conversation instead of interleaving", async () => {
     const first = await readSse(await c.request("POST", url(), { message: "智慧城市政策的实施范围是什么？" }));
     const conv = first.events[0]!.data.conversation_id as string;
-    model.script({ kind: "stream", tokens: Array.from({ length: 20 }, () => "慢"), tokenMs: 50 });
+    // Longer than the 3 s a second question waits for the conversation to free up.
+    model.script({ kind: "stream", tokens: Array.from({ length: 120 }, () => "慢"), tokenMs: 50 });
     const slow = c.request("POST", url(), { message: "智慧城市政策的实施范围是什么？", conversation_id: conv });
     const res1 = await slow;
     const second = await c.json("POST", url(), { message: "智慧城市 市场规模", conversation_id: conv });
