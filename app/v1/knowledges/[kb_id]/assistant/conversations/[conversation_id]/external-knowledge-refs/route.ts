@@ -1,24 +1,14 @@
-import { z } from "zod";
 import { findConversation } from "@/lib/assistant/conversations";
 import { listExternalRefs } from "@/lib/assistant/external-refs";
 import { ok } from "@/lib/api/envelope";
-import { parseParams } from "@/lib/api/request";
 import { apiRoute } from "@/lib/api/route";
-import { id } from "@/lib/api/schemas";
-import { requireKnowledgeAccess } from "@/lib/auth/access";
-import { requirePrincipal } from "@/lib/auth/session";
-import { getDb } from "@/lib/db/client";
+import { conversationScope, type ConversationParams } from "@/lib/api/scope";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-const params = z.object({ kb_id: id, conversation_id: id });
-
-export const GET = apiRoute<z.infer<typeof params>>(async (request, ctx) => {
-  const { kb_id, conversation_id } = parseParams(await ctx.params, params);
-  const { user } = await requirePrincipal(request);
-  await requireKnowledgeAccess(user.id, kb_id, "read");
-  const db = await getDb();
-  await findConversation(db, user.id, kb_id, conversation_id);
-  return ok({ items: await listExternalRefs(db, conversation_id) });
+export const GET = apiRoute<ConversationParams>(async (request, ctx) => {
+  const { db, user, kbId, conversationId } = await conversationScope(request, ctx.params);
+  await findConversation(db, user.id, kbId, conversationId);
+  return ok({ items: await listExternalRefs(db, conversationId) });
 });

@@ -2,16 +2,12 @@ import { z } from "zod";
 import { findConversation } from "@/lib/assistant/conversations";
 import { removeExternalRef } from "@/lib/assistant/external-refs";
 import { ok } from "@/lib/api/envelope";
-import { parseJsonBody, parseParams } from "@/lib/api/request";
+import { parseJsonBody } from "@/lib/api/request";
 import { apiRoute } from "@/lib/api/route";
-import { id } from "@/lib/api/schemas";
-import { requireKnowledgeAccess } from "@/lib/auth/access";
-import { requirePrincipal } from "@/lib/auth/session";
-import { getDb } from "@/lib/db/client";
+import { conversationScope, type ConversationParams } from "@/lib/api/scope";
 
 export const runtime = "nodejs";
 
-const params = z.object({ kb_id: id, conversation_id: id });
 const body = z
   .object({
     ref: z
@@ -20,12 +16,9 @@ const body = z
   })
   .strict();
 
-export const POST = apiRoute<z.infer<typeof params>>(async (request, ctx) => {
-  const { kb_id, conversation_id } = parseParams(await ctx.params, params);
-  const { user } = await requirePrincipal(request);
+export const POST = apiRoute<ConversationParams>(async (request, ctx) => {
+  const { db, user, kbId, conversationId } = await conversationScope(request, ctx.params);
   const { ref } = await parseJsonBody(request, body);
-  await requireKnowledgeAccess(user.id, kb_id, "read");
-  const db = await getDb();
-  await findConversation(db, user.id, kb_id, conversation_id);
-  return ok({ removed: await removeExternalRef(db, conversation_id, ref) });
+  await findConversation(db, user.id, kbId, conversationId);
+  return ok({ removed: await removeExternalRef(db, conversationId, ref) });
 });
