@@ -6,9 +6,13 @@ import { useRouter } from "next/navigation";
 import { isApiError, isUnauthenticated } from "@/components/api/http-client";
 import { hydrateLocale } from "@/components/i18n/locale-store";
 import { registerBuiltinOpeners } from "@/components/sources/builtin-openers";
+import { registerPdfPageRenderer } from "@/components/viewer/pdf-page-seam";
+import { PdfJsPage } from "@/components/viewer/pdfjs-page";
 
 // Openers must exist before the first reference card renders (it decides link vs plain text).
 registerBuiltinOpeners();
+// PDF pages drawn by pdf.js (loaded lazily on first use), text as the fallback.
+registerPdfPageRenderer(PdfJsPage);
 
 const PUBLIC_PATHS = ["/sign-in", "/sign-up", "/flows"];
 

@@ -8,6 +8,7 @@ import { AssistantView, type AssistantViewProps, type LoadState } from "@/compon
 import { chatReducer, type ChatSession } from "@/components/assistant/chat-reducer";
 import { useT } from "@/components/i18n/locale-store";
 import { DocumentBody } from "@/components/viewer/document-viewer";
+import { TextPdfPage } from "@/components/viewer/pdf-page-seam";
 import { FileListView } from "@/components/workspace/file-list-view";
 import { LanguageSwitch } from "@/components/workspace/language-switch";
 import { CONVERSATIONS, DOCX_REF, FIXTURE_KB_ID, KNOWLEDGES, PDF_DOCUMENT, PDF_REF, SESSIONS, bootstrap, fileStates } from "./fixtures";
@@ -188,9 +189,9 @@ export function FlowGallery() {
         <FlowCard id="composer-limit" title="Composer at the 200-character limit">
           <AssistantFixture draft={"请详细说明".repeat(40)} />
         </FlowCard>
-        <FlowCard id="viewer-pdf" title="PDF reference opened at its page" note="Page 8 with the quote highlighted (text layer; pdf.js canvas to come).">
+        <FlowCard id="viewer-pdf" title="PDF reference opened at its page" note="Page 8 with the quote highlighted, in the extracted-text rendering (the pdf.js fallback; the gallery fetches no originals).">
           <div tabIndex={0} role="region" aria-label="viewer-pdf" className="h-full overflow-y-auto bg-slate-100/60 p-4">
-            <DocumentBody doc={PDF_DOCUMENT} target={{ kbId: FIXTURE_KB_ID, fileId: "file-pdf", fileName: PDF_REF.file_name, page: 8, quote: PDF_REF.quote, chunkId: null, nonce: 1 }} />
+            <DocumentBody doc={PDF_DOCUMENT} target={{ kbId: FIXTURE_KB_ID, fileId: "file-pdf", fileName: PDF_REF.file_name, page: 8, quote: PDF_REF.quote, chunkId: null, nonce: 1 }} pdfPageRenderer={TextPdfPage} />
           </div>
         </FlowCard>
         <FlowCard id="files-all-states" title="Files: upload and every parse state" wide>

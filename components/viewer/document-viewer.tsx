@@ -1,8 +1,8 @@
 "use client";
-// Document viewer in the main area: PDF pages (text for now, see pdf-page-seam) scrolled to the
+// Document viewer in the main area: PDF pages (pdf.js when registered, see pdf-page-seam) at the
 // cited page; DOCX, Markdown, HTML and text as sanitized text chunks scrolled to the cited chunk.
 // Everything is rendered as text: the server already sanitized it and React escapes it again.
-import { createElement, useEffect, useMemo, useRef } from "react";
+import { createElement, useEffect, useMemo, useRef, type ComponentType } from "react";
 import type { DocumentContent } from "@/components/api/types";
 import { useDocumentContent } from "@/components/api/queries";
 import { isApiError, kbPath } from "@/components/api/http-client";
@@ -12,7 +12,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { CloseIcon, DownloadIcon, FileIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/spinner";
 import { cx } from "@/components/ui/cx";
-import { getPdfPageRenderer } from "./pdf-page-seam";
+import { TextPdfPage, getPdfPageRenderer, type PdfPageProps } from "./pdf-page-seam";
 import { findQuoteRange, splitByRange, type TextRange } from "./quote-highlight";
 import { useViewerStore, useViewerTarget, type ViewerTarget } from "./viewer-store";
 
@@ -48,11 +48,36 @@ export function locateTarget(doc: DocumentContent, target: Pick<ViewerTarget, "p
   return { kind: "chunk", key: byPage?.id ?? null, range: null };
 }
 
-export function DocumentBody({ doc, target }: { doc: DocumentContent; target: ViewerTarget }) {
+/** `pdfPageRenderer` overrides the registered one (the flow gallery has no originals to fetch). */
+/**
+ * With a page renderer that draws the original (pdf.js), a PDF is shown page by page even when
+ * the server sends only chunks: each page's text (for locating the quote, and the renderer's
+ * text fallback) is rebuilt from the chunks whose page range covers it.
+ */
+export function withPdfPages(doc: DocumentContent, drawsOriginal: boolean): DocumentContent {
+  if ((doc.pages && doc.pages.length > 0) || !drawsOriginal || doc.file.file_type.toLowerCase() !== "pdf") return doc;
+  const paged = doc.chunks.filter((c) => c.page_start != null);
+  const last = Math.max(doc.file.page_count ?? 0, ...paged.map((c) => c.page_end ?? c.page_start!));
+  if (last < 1) return doc;
+  const sorted = [...paged].sort((a, b) => a.ordinal - b.ordinal);
+  const pages = Array.from({ length: last }, (_, i) => {
+    const page = i + 1;
+    const text = sorted
+      .filter((c) => c.page_start! <= page && (c.page_end ?? c.page_start!) >= page)
+      .map((c) => c.content)
+      .join("\n\n");
+    return { page, text };
+  });
+  return { ...doc, pages };
+}
+
+export function DocumentBody({ doc: content, target, pdfPageRenderer }: { doc: DocumentContent; target: ViewerTarget; pdfPageRenderer?: ComponentType<PdfPageProps> }) {
   const t = useT();
   const root = useRef<HTMLDivElement>(null);
+  const pageRenderer = pdfPageRenderer ?? getPdfPageRenderer();
+  const drawsOriginal = pageRenderer !== TextPdfPage;
+  const doc = useMemo(() => withPdfPages(content, drawsOriginal), [content, drawsOriginal]);
   const located = useMemo(() => locateTarget(doc, target), [doc, target]);
-  const pageRenderer = getPdfPageRenderer();
 
   useEffect(() => {
     const el = root.current;
@@ -80,7 +105,7 @@ export function DocumentBody({ doc, target }: { doc: DocumentContent; target: Vi
               className={cx("rounded-xl border bg-white p-6 shadow-sm", isTarget ? "border-indigo-300 ring-2 ring-indigo-100" : "border-slate-200")}
             >
               <p className="mb-3 text-xs font-medium text-slate-500">{t("viewer.pageOf", { page: p.page, total: doc.pages!.length })}</p>
-              {p.text.trim() ? createElement(pageRenderer, { kbId: target.kbId, fileId: target.fileId, page: p.page, text: p.text, range: isTarget ? located.range : null }) : <p className="text-sm text-slate-500">{t("viewer.noText")}</p>}
+              {p.text.trim() || drawsOriginal ? createElement(pageRenderer, { kbId: target.kbId, fileId: target.fileId, page: p.page, text: p.text, range: isTarget ? located.range : null, isTarget, nonce: target.nonce }) : <p className="text-sm text-slate-500">{t("viewer.noText")}</p>}
             </section>
           );
         })}

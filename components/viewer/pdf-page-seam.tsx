@@ -1,8 +1,9 @@
 "use client";
-// Seam for pdf.js. pdf.js is not installed yet, so a PDF page is shown as its extracted text
-// (from GET …/content, which keeps page numbers). When pdf.js lands, register a renderer that
-// draws the page from GET …/original onto a canvas with a text layer, and highlight `range`
-// in that text layer; the viewer (page list, scrolling, quote matching) stays unchanged.
+// Seam for the PDF page renderer. The default shows a page as its extracted text (from GET
+// …/content, which keeps page numbers); providers.tsx registers the pdf.js renderer
+// (pdfjs-page.tsx), which draws the page from GET …/original onto a canvas with a text layer,
+// highlights the quote there, and falls back to this text rendering when pdf.js fails.
+// The viewer (page list, scrolling, quote matching) stays unchanged.
 import type { ComponentType } from "react";
 import { splitByRange, type TextRange } from "./quote-highlight";
 
@@ -14,6 +15,10 @@ export interface PdfPageProps {
   text: string;
   /** The quote's position within `text`, or null when nothing is highlighted. */
   range: TextRange | null;
+  /** This is the cited page (drawn first, scrolled to), even when the quote was not found. */
+  isTarget?: boolean;
+  /** Changes on every open of a reference, so the same page scrolls to its quote again. */
+  nonce?: number;
 }
 
 export function TextPdfPage({ text, range }: PdfPageProps) {
