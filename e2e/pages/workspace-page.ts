@@ -26,6 +26,39 @@ export class WorkspacePage {
     this.userMenu = page.getByTestId("user-menu");
   }
 
+  /** A page of the PDF in the viewer, and the one the open reference cites. */
+  viewerPage(page: number): Locator {
+    return this.viewer.locator(`[data-testid="viewer-page"][data-page="${page}"]`);
+  }
+
+  get viewerTargetPage(): Locator {
+    return this.viewer.locator('[data-testid="viewer-page"][data-target="true"]');
+  }
+
+  /** Parts of a page drawn by pdf.js: the canvas, the text layer and its highlighted quote. */
+  pdfParts(page: Locator): { view: Locator; canvas: Locator; textLayer: Locator; spans: Locator; highlights: Locator } {
+    const textLayer = page.getByTestId("pdf-text-layer");
+    return {
+      view: page.getByTestId("pdf-page-view"),
+      canvas: page.getByTestId("pdf-canvas"),
+      textLayer,
+      spans: textLayer.locator("span"),
+      highlights: textLayer.getByTestId("viewer-highlight"),
+    };
+  }
+
+  /** Size and count of non-white pixels of a page canvas (proof that pdf.js drew something). */
+  async canvasInk(canvas: Locator): Promise<{ width: number; height: number; ink: number }> {
+    return canvas.evaluate((c: HTMLCanvasElement) => {
+      const ctx = c.getContext("2d");
+      if (!ctx || c.width === 0 || c.height === 0) return { width: c.width, height: c.height, ink: 0 };
+      const data = ctx.getImageData(0, 0, c.width, c.height).data;
+      let ink = 0;
+      for (let i = 0; i < data.length; i += 4) if (data[i]! < 200 || data[i + 1]! < 200 || data[i + 2]! < 200) ink++;
+      return { width: c.width, height: c.height, ink };
+    });
+  }
+
   async goto(): Promise<void> {
     await this.page.goto("/");
     await expect(this.userMenu).toBeVisible();

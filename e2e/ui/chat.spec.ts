@@ -63,6 +63,67 @@ test.describe("asking the assistant (extractive engine)", () => {
     await expect(ws.viewer.getByTestId("viewer-highlight").first()).toBeInViewport();
   });
 
+  test("a PDF reference is drawn by pdf.js at its page, quote highlighted in the text layer", async ({ page, consoleErrors, baseURL }) => {
+    const origin = new URL(baseURL!).origin;
+    const originals: string[] = [];
+    const offOrigin: string[] = [];
+    page.on("request", (r) => {
+      if (/\/files\/[^/]+\/original$/.test(new URL(r.url()).pathname)) originals.push(r.url());
+      if (!/^(blob|data):/.test(r.url()) && new URL(r.url()).origin !== origin) offOrigin.push(r.url());
+    });
+    const ws = await openSample(page);
+    await ws.assistant.ask(PDF_QUESTION);
+    const answer = ws.assistant.lastAnswer();
+    await expect(answer).toHaveAttribute("data-phase", "done", { timeout: 30_000 });
+    const pdfCard = ws.assistant.referenceCards(answer).filter({ hasText: ".pdf" }).first();
+    const quote = ((await pdfCard.getByRole("blockquote").textContent()) ?? "").replace(/\s+|…/g, "");
+    await pdfCard.getByTestId("reference-open").click();
+
+    const target = ws.viewerTargetPage;
+    const pdf = ws.pdfParts(target);
+    await expect(pdf.view).toHaveAttribute("data-renderer", "pdfjs");
+    await expect(pdf.canvas).toBeVisible();
+    await expect.poll(async () => (await ws.canvasInk(pdf.canvas)).width).toBeGreaterThan(0);
+    await expect.poll(async () => (await ws.canvasInk(pdf.canvas)).height).toBeGreaterThan(0);
+    await expect.poll(async () => (await ws.canvasInk(pdf.canvas)).ink).toBeGreaterThan(100);
+    await expect(pdf.spans.first()).toBeAttached();
+    await expect.poll(() => pdf.spans.count()).toBeGreaterThan(3);
+    // The highlight lives in pdf.js's text layer (no text fallback left on the page) and is in view.
+    await expect(target.getByTestId("viewer-highlight").first()).toBeVisible();
+    await expect(pdf.highlights.first()).toBeInViewport();
+    await expect.poll(() => target.getByTestId("viewer-highlight").count()).toBe(await pdf.highlights.count());
+    const highlighted = async () => (await pdf.highlights.allTextContents()).join("").replace(/\s+/g, "");
+    await expect.poll(highlighted).toMatch(/^.{8,}$/);
+    expect(quote).toContain(await highlighted());
+
+    // Other pages are drawn lazily, from the same fetched document.
+    const pages = ws.viewer.getByTestId("viewer-page");
+    const total = await pages.count();
+    const cited = Number(await target.getAttribute("data-page"));
+    const far = cited <= total / 2 ? total : 1;
+    if (Math.abs(far - cited) >= 2) await expect(ws.pdfParts(ws.viewerPage(far)).canvas).toHaveCount(0);
+    await ws.viewerPage(far).scrollIntoViewIfNeeded();
+    await expect(ws.pdfParts(ws.viewerPage(far)).view).toHaveAttribute("data-renderer", "pdfjs");
+    await expect(ws.pdfParts(ws.viewerPage(far)).canvas).toBeVisible();
+    await expect.poll(() => originals.length).toBe(1);
+    await expect.poll(() => offOrigin).toEqual([]);
+    await expect.poll(() => consoleErrors).toEqual([]);
+  });
+
+  test("when pdf.js cannot load the original, the PDF page falls back to its extracted text", async ({ page }) => {
+    await page.route(/\/files\/[^/]+\/original$/, (route) => route.fulfill({ status: 500, body: "unavailable" }));
+    const ws = await openSample(page);
+    await ws.assistant.ask(PDF_QUESTION);
+    const answer = ws.assistant.lastAnswer();
+    await expect(answer).toHaveAttribute("data-phase", "done", { timeout: 30_000 });
+    await ws.assistant.referenceCards(answer).filter({ hasText: ".pdf" }).first().getByTestId("reference-open").click();
+    const pdf = ws.pdfParts(ws.viewerTargetPage);
+    await expect(pdf.view).toHaveAttribute("data-phase", "failed");
+    await expect(pdf.view).toHaveAttribute("data-renderer", "text");
+    await expect(pdf.canvas).toHaveCount(0);
+    await expect(ws.viewerTargetPage.getByTestId("viewer-highlight").first()).toBeVisible();
+  });
+
   test("nothing relevant → NO_RELEVANT_CONTEXT keeps the question and offers retry", async ({ page }) => {
     const ws = await openSample(page);
     const q = "火星殖民舰队的曲速引擎 zqxjv 参数";

@@ -133,11 +133,19 @@ test.describe("flow gallery", () => {
     expect(remote).toEqual([]);
   });
 
-  test("the PDF viewer opens at the cited page with the quote highlighted", async ({ gallery }) => {
+  test("the PDF viewer opens at the cited page with the quote highlighted (text fallback, no fetch)", async ({ gallery, page }) => {
+    const fetched: string[] = [];
+    page.on("request", (r) => {
+      if (/\/original$|\/pdfjs\//.test(new URL(r.url()).pathname)) fetched.push(r.url());
+    });
     await gallery.goto();
     const state = gallery.state("viewer-pdf");
     await expect(state.locator('[data-testid="viewer-page"][data-target="true"]')).toHaveAttribute("data-page", "8");
     await expect(state.getByTestId("viewer-highlight")).toContainText("2.4 万亿元");
+    // The gallery has no originals: pages stay in the extracted-text rendering, nothing is fetched.
+    await expect(state.getByTestId("pdf-canvas")).toHaveCount(0);
+    await expect(state.getByTestId("pdf-text-layer")).toHaveCount(0);
+    await expect.poll(() => fetched).toEqual([]);
   });
 
   test("language switch turns the copy into English and persists", async ({ gallery, page }) => {
