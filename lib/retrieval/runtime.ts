@@ -5,12 +5,17 @@ import "server-only";
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { getEnv } from "@/lib/env";
+import { getModelConfig, type ModelConfig } from "@/lib/models/config";
+import { embedTexts } from "@/lib/models/embeddings";
+import { rerank as callRerank } from "@/lib/models/rerank";
 import { retrieve, type ExternalSource, type RetrieveOptions, type RetrievalResultWithDiagnostics } from "./core";
+import type { RerankFunction } from "./kb-search";
 import { createBuiltinKbProvider } from "./providers/builtin-kb";
 import { createHttpProvider } from "./providers/http-provider";
 import { ProviderValidationError, type ProviderContext } from "./providers/protocol";
 import { ProviderRegistry } from "./providers/registry";
 import type { RetrievalContext, RetrievalRequest } from "./types";
+import type { EmbeddingFunction } from "./vector";
 
 const externalProviderSchema = z.object({
   type: z.literal("http"),
@@ -74,6 +79,60 @@ export function externalSourcesFor(registry: ProviderRegistry, refs: ExternalRef
   return [...byKey.values()];
 }
 
+/**
+ * Model calls made during retrieval are bounded well below the built-in source's timeout
+ * (DEFAULT_BUILTIN_TIMEOUT_MS), so a slow embedding or rerank endpoint costs its own signal
+ * (vector "error" / rerank skipped) and the lexical hits still arrive.
+ */
+export const RETRIEVAL_MODEL_TIMEOUT_MS = 8000;
+
+/**
+ * The configured models as the functions the search pipeline takes: the query is embedded with
+ * the same model name the ingestion runner stores on the vectors (vectors of another model are
+ * never compared, see vector.ts); rerank scores come back in document order. Either is null when
+ * its model is not configured. A rerank failure (RerankUnavailableError, a bad response) only
+ * skips rerank for that call: searchKnowledgeBases catches it and reports `rerank: "error"`.
+ */
+export function modelFunctions(cfg: ModelConfig = getModelConfig()): { embedding: EmbeddingFunction | null; rerank: RerankFunction | null } {
+  const e = cfg.embedding;
+  const r = cfg.rerank;
+  const embedding: EmbeddingFunction | null = e
+    ? {
+        model: e.model,
+        async embedQuery(text, signal) {
+          const [v] = await embedTexts({
+            baseUrl: e.baseUrl,
+            apiKey: e.apiKey,
+            model: e.model,
+            dimensions: e.dimensions,
+            inputs: [text],
+            signal,
+            timeoutMs: Math.min(e.timeoutMs, RETRIEVAL_MODEL_TIMEOUT_MS),
+          });
+          return v!;
+        },
+      }
+    : null;
+  const rerank: RerankFunction | null = r
+    ? async (query, documents, signal) => {
+        const results = await callRerank({
+          baseUrl: r.baseUrl,
+          apiKey: r.apiKey,
+          model: r.model,
+          query,
+          documents,
+          signal,
+          timeoutMs: Math.min(r.timeoutMs, RETRIEVAL_MODEL_TIMEOUT_MS),
+        });
+        // A document the endpoint did not score keeps its fused score (applyRerank ignores NaN).
+        const scores = new Array<number>(documents.length).fill(Number.NaN);
+        for (const x of results) scores[x.index] = x.relevance_score;
+        return scores;
+      }
+    : null;
+  return { embedding, rerank };
+}
+
 export function buildRetrievalRuntime(): RetrievalRuntime {
   const env = getEnv();
   const registry = new ProviderRegistry(
@@ -103,11 +162,15 @@ export function buildRetrievalRuntime(): RetrievalRuntime {
     registry,
     async retrieve(request, ctx, opts = {}) {
       const { externalRefs, ...rest } = opts;
+      // Read per call (cheap), so the functions always follow the current model configuration.
+      const models = modelFunctions();
       return retrieve(request, ctx, {
         minScore: env.RETRIEVAL_MIN_SCORE,
         timeoutMs: env.PROVIDER_TIMEOUT_MS,
-        db: await getDb(),
+        embedding: models.embedding,
+        rerank: models.rerank,
         ...rest,
+        db: rest.db ?? (await getDb()),
         externalProviders: externalSourcesFor(registry, externalRefs),
       });
     },
