@@ -74,7 +74,7 @@ export function Workspace() {
   const kbList = <KbList knowledges={kbs.data} loading={kbs.isPending} error={kbs.isError ? (isApiError(kbs.error) ? kbs.error.message : String(kbs.error)) : null} />;
 
   return (
-    <div className="flex h-dvh flex-col bg-slate-50">
+    <div className="flex h-dvh flex-col overflow-clip bg-slate-50">
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-slate-200 bg-white px-3 sm:px-4">
         {!desktop ? (
           <Button variant="ghost" size="icon" aria-label={t("kb.openList")} aria-expanded={drawerOpen} onClick={() => setDrawer(true)}>
