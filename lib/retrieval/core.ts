@@ -48,6 +48,8 @@ export interface RetrieveOptions {
   maxTopK?: number;
   calibration?: LexicalCalibration;
   mmrLambda?: number;
+  /** Lexical common-term cut (benchmarks); default DEFAULT_POSTINGS_CAP in lexical.ts. */
+  postingsCap?: number;
   normalizeLimits?: Partial<NormalizeLimits>;
 }
 
@@ -209,6 +211,7 @@ export async function retrieve(
           rerank: opts.rerank,
           calibration: opts.calibration,
           mmrLambda: opts.mmrLambda,
+          postingsCap: opts.postingsCap,
         }),
       ctx.signal,
       opts.builtinTimeoutMs ?? DEFAULT_BUILTIN_TIMEOUT_MS,

@@ -34,6 +34,8 @@ export interface KbSearchParams {
   calibration?: LexicalCalibration;
   /** MMR trade-off; 1 = relevance only. */
   mmrLambda?: number;
+  /** Lexical common-term cut (postings read per KB and term); default DEFAULT_POSTINGS_CAP. */
+  postingsCap?: number;
 }
 
 export interface KbSearchDiagnostics {
@@ -77,7 +79,7 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
   throwIfAborted(p.signal);
   const tokens = tokenize(p.query);
   const t0 = performance.now();
-  const lexicalP = lexicalSearch(p.db, { knowledgeIds: p.knowledgeIds, fileIds: p.fileIds, tokens, limit: p.candidatePool }).then(
+  const lexicalP = lexicalSearch(p.db, { knowledgeIds: p.knowledgeIds, fileIds: p.fileIds, tokens, limit: p.candidatePool, postingsCap: p.postingsCap }).then(
     (r) => {
       diagnostics.lexicalMs = performance.now() - t0;
       return r;

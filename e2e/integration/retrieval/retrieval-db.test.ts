@@ -110,6 +110,63 @@ describe("retrieval on the real database", () => {
     expect(await stats()).toEqual([0, 0]);
   });
 
+  it("keeps the per-KB document frequencies exact through replace, delete and cascade deletes", async () => {
+    const kb = id("kbDf");
+    await db.knowledge.create({ data: { id: kb, name: kb, ownerId: id("u") } });
+    const check = async () => {
+      const [table, actual] = await Promise.all([
+        db.$queryRawUnsafe<{ term: string; df: number }[]>(
+          `SELECT term, df::int AS df FROM retrieval_term_stats WHERE knowledge_id = $1 ORDER BY term`,
+          kb,
+        ),
+        db.$queryRawUnsafe<{ term: string; df: number }[]>(
+          `SELECT term, count(*)::int AS df FROM chunk_terms WHERE knowledge_id = $1 GROUP BY term ORDER BY term`,
+          kb,
+        ),
+      ]);
+      expect(table).toEqual(actual);
+      return Object.fromEntries(table.map((r) => [r.term, r.df]));
+    };
+    await file(kb, id("fd1"));
+    await file(kb, id("fd2"));
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("fd1"), chunks: [chunk(0, "apple pear"), chunk(1, "apple apple plum")] });
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("fd2"), chunks: [chunk(0, "apple kiwi")] });
+    expect(await check()).toEqual({ appl: 3, pear: 1, plum: 1, kiwi: 1 });
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("fd1"), chunks: [chunk(0, "pear")] });
+    expect(await check()).toEqual({ appl: 1, pear: 1, kiwi: 1 });
+    const r = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["appl", "pear"], limit: 5 });
+    expect(r.terms.map((t) => [t.term, t.df])).toEqual([["appl", 1], ["pear", 1]]);
+    await db.knowledgeFile.delete({ where: { id: id("fd2") } });
+    expect(await check()).toEqual({ pear: 1 });
+    await db.knowledge.delete({ where: { id: kb } });
+    expect(await check()).toEqual({});
+  });
+
+  it("the common-term cut reads only the best postings of a common term and scores its candidates exactly", async () => {
+    const kb = id("kbCap");
+    await db.knowledge.create({ data: { id: kb, name: kb, ownerId: id("u") } });
+    await file(kb, id("fc1"));
+    const texts = ["red fox", "red red fox jumps", "red dog", "blue fox", "red blue green", "green fox fox", "red", "fox den red red red"];
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("fc1"), chunks: texts.map((t, i) => chunk(i, t)) });
+    for (const tokens of [["red", "fox"], ["red", "green"], ["fox", "den", "zebra"]]) {
+      const exact = await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit: 100, postingsCap: 1000 });
+      const exactScore = new Map(exact.hits.map((h) => [h.chunkId, h]));
+      // At most 2 postings read per term: "red" (df 6) and "fox" (df 5) are capped.
+      const cut = await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit: 5, postingsCap: 2 });
+      expect(cut.terms).toEqual(exact.terms);
+      expect(cut.hits[0]!.chunkId).toBe(exact.hits[0]!.chunkId);
+      for (const h of cut.hits) {
+        // Whatever the cut found carries its full BM25 score (capped terms looked up exactly).
+        expect(h.score).toBeCloseTo(exactScore.get(h.chunkId)!.score, 9);
+        expect(h.matchedTerms).toBe(exactScore.get(h.chunkId)!.matchedTerms);
+      }
+      expect(cut.hits.map((h) => h.score)).toEqual([...cut.hits.map((h) => h.score)].sort((a, b) => b - a));
+      // Without capped terms nothing is cut.
+      const rare = await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit: 5, postingsCap: 6 });
+      expect(rare.hits.map((h) => h.chunkId)).toEqual(exact.hits.slice(0, 5).map((h) => h.chunkId));
+    }
+  });
+
   it("replaceFileChunks is idempotent and writes tokens, token_count and postings", async () => {
     const fid = id("fidem");
     await file(KB_C, fid);
