@@ -7,6 +7,18 @@ describe("tokenize", () => {
     expect(t).toEqual(["发布", "审批", "规则"]);
   });
 
+  it("drops question words, including those jieba splits in two (有多大 → 有/多/大), so they never dilute a match", () => {
+    expect(tokenize("智慧城市市场规模有多大？")).toEqual(["智慧", "城市", "市场", "规模"]);
+    expect(tokenize("请问一下北京离上海多远？")).toEqual(["北京", "离", "上海"]);
+    expect(tokenize("哪种方法最好？")).toEqual(["方法", "最好"]);
+    expect(tokenize("同比增长多少？有没有数据")).toEqual(["同比", "增长", "数据"]);
+    // The answer keeps its content words, so every query term above matches it.
+    expect(tokenize("2023年智慧城市市场规模达到2.4万亿元")).toEqual(expect.arrayContaining(["智慧", "城市", "市场", "规模"]));
+    // "大" is kept when it is not part of a question.
+    expect(tokenize("大多数人")).toContain("大多数");
+    expect(tokenize("What does the protein do? How many cells, how much energy?")).toEqual(["protein", "cell", "energi"]);
+  });
+
   it("converts Traditional Chinese to Simplified before segmenting, so both match", () => {
     expect(tokenize("發布審批規則是什麼？")).toEqual(tokenize("发布审批规则是什么？"));
     expect(tokenize("資料庫的軟體")).toContain("资料库");

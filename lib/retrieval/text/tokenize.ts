@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import type { Jieba as JiebaType } from "@node-rs/jieba";
 import * as OpenCC from "opencc-js";
 import { stemmer } from "stemmer";
-import { CHINESE_STOP_WORDS, ENGLISH_STOP_WORDS } from "./stopwords";
+import { CHINESE_QUESTION_PAIRS, CHINESE_STOP_WORDS, ENGLISH_STOP_WORDS } from "./stopwords";
 
 export interface TokenizeOptions {
   /** jieba search mode: also emit the dictionary words inside long words (中华人民共和国 → 中华, 人民, 共和国 …). */
@@ -94,7 +94,13 @@ export function tokenize(text: string, options?: TokenizeOptions): string[] {
   const simplified = toSimplified(norm);
   const j = getJieba();
   const pieces = opts.searchMode ? j.cutForSearch(simplified, true) : j.cut(simplified, true);
-  for (const piece of pieces) {
+  for (let i = 0; i < pieces.length; i++) {
+    const piece = pieces[i]!;
+    const pair = CHINESE_QUESTION_PAIRS.get(piece);
+    if (pair && pair.has(pieces[i + 1] ?? "")) {
+      i++; // "多" + "大" etc.: a question word split in two
+      continue;
+    }
     if (CJK_ONLY_RE.test(piece)) pushCjk(piece, out, opts);
     else if (CJK_RE.test(piece)) {
       // Mixed piece (rare): split Han runs from the rest.
