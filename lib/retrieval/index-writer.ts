@@ -137,6 +137,29 @@ async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepa
  * their vectors. Running it twice leaves exactly one copy. Returns the number of chunks written.
  * Chunks with empty content are kept out of the lexical index only if they have no tokens.
  */
+// Planner statistics for chunk_terms. Lexical search reads a very common term's postings in
+// index order with a LIMIT (lexical.ts); without statistics the planner takes every posting and
+// sorts them instead, which is what made 200k-chunk queries slow. A PostgreSQL server's
+// autovacuum analyzes on its own; embedded PGlite never does, so the writer asks for it once
+// enough postings were written since the last time (about 10 % of the table, at least 20k).
+const g = globalThis as unknown as { __kaPostingsSinceAnalyze?: number };
+const ANALYZE_MIN_POSTINGS = 20_000;
+
+async function maybeAnalyze(db: Pick<PrismaClient, "$executeRawUnsafe" | "$queryRawUnsafe">, written: number): Promise<void> {
+  g.__kaPostingsSinceAnalyze = (g.__kaPostingsSinceAnalyze ?? 0) + written;
+  if (g.__kaPostingsSinceAnalyze < ANALYZE_MIN_POSTINGS) return;
+  try {
+    const rows = await db.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'chunk_terms'::regclass`,
+    );
+    if (g.__kaPostingsSinceAnalyze < 0.1 * Number(rows[0]?.n ?? 0)) return;
+    g.__kaPostingsSinceAnalyze = 0;
+    await db.$executeRawUnsafe(`ANALYZE chunk_terms`);
+  } catch {
+    // Statistics are an optimisation; a failure here must not fail the write that succeeded.
+  }
+}
+
 export async function replaceFileChunks(db: PrismaClient, args: ReplaceFileChunksArgs): Promise<number> {
   const prepared = prepareChunks(args);
   const model = args.embeddings?.model ?? null;
@@ -149,6 +172,7 @@ export async function replaceFileChunks(db: PrismaClient, args: ReplaceFileChunk
     },
     { timeout: TX_TIMEOUT_MS, maxWait: 60_000 },
   );
+  await maybeAnalyze(db, prepared.reduce((n, p) => n + p.tf.size, 0));
   return prepared.length;
 }
 
