@@ -39,6 +39,7 @@ const limit = arg("limit") ? Number(arg("limit")) : Infinity;
 const scale = arg("scale") ? Number(arg("scale")) : 0;
 const databaseUrl = arg("database-url");
 const postingsCap = arg("postings-cap") ? Number(arg("postings-cap")) : undefined;
+const bm25Delta = arg("bm25-delta") ? Number(arg("bm25-delta")) : undefined;
 
 // ---------- data ----------
 interface Doc {
@@ -186,10 +187,10 @@ async function runQueries(db: PrismaClient, kb: string, chunkToDoc: Map<string, 
   const lat: number[] = [];
   const ctx = ctxFor(kb);
   // Warm-up (JIT, jieba dictionary, plan caches) is not measured.
-  for (const q of qs.slice(0, 20)) await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap });
+  for (const q of qs.slice(0, 20)) await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta });
   for (const q of qs) {
     const t0 = performance.now();
-    const res = await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap });
+    const res = await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta });
     lat.push(performance.now() - t0);
     const ds = res.hits.map((h) => chunkToDoc.get(h.chunkId!) ?? "?");
     ranked.set(q.id, ds);
@@ -370,11 +371,11 @@ async function scaleRun(lines: string[]) {
     const indexMs = performance.now() - t0;
     const qs = queries.slice(0, Math.min(queries.length, 300));
     const ctx = ctxFor(kb);
-    for (const q of qs.slice(0, 10)) await retrieve({ query: q.text, topK: 8, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap });
+    for (const q of qs.slice(0, 10)) await retrieve({ query: q.text, topK: 8, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta });
     const lat: number[] = [];
     for (const q of qs) {
       const s = performance.now();
-      await retrieve({ query: q.text, topK: 8, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap });
+      await retrieve({ query: q.text, topK: 8, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta });
       lat.push(performance.now() - s);
     }
     const stats = await db.$queryRawUnsafe<{ n: number; t: number }[]>(

@@ -50,6 +50,8 @@ export interface RetrieveOptions {
   mmrLambda?: number;
   /** Lexical common-term cut (benchmarks); default DEFAULT_POSTINGS_CAP in lexical.ts. */
   postingsCap?: number;
+  /** BM25+ δ (benchmarks); default 0 = plain BM25. */
+  bm25Delta?: number;
   normalizeLimits?: Partial<NormalizeLimits>;
 }
 
@@ -212,6 +214,7 @@ export async function retrieve(
           calibration: opts.calibration,
           mmrLambda: opts.mmrLambda,
           postingsCap: opts.postingsCap,
+          bm25Delta: opts.bm25Delta,
         }),
       ctx.signal,
       opts.builtinTimeoutMs ?? DEFAULT_BUILTIN_TIMEOUT_MS,

@@ -36,6 +36,8 @@ export interface KbSearchParams {
   mmrLambda?: number;
   /** Lexical common-term cut (postings read per KB and term); default DEFAULT_POSTINGS_CAP. */
   postingsCap?: number;
+  /** BM25+ δ (benchmarks); default 0. */
+  bm25Delta?: number;
 }
 
 export interface KbSearchDiagnostics {
@@ -79,7 +81,7 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
   throwIfAborted(p.signal);
   const tokens = tokenize(p.query);
   const t0 = performance.now();
-  const lexicalP = lexicalSearch(p.db, { knowledgeIds: p.knowledgeIds, fileIds: p.fileIds, tokens, limit: p.candidatePool, postingsCap: p.postingsCap }).then(
+  const lexicalP = lexicalSearch(p.db, { knowledgeIds: p.knowledgeIds, fileIds: p.fileIds, tokens, limit: p.candidatePool, postingsCap: p.postingsCap, delta: p.bm25Delta }).then(
     (r) => {
       diagnostics.lexicalMs = performance.now() - t0;
       return r;

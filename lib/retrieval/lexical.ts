@@ -24,6 +24,8 @@ export interface LexicalQuery {
   fileStatus?: string | null;
   /** Postings read per KB and term before the common-term cut (default DEFAULT_POSTINGS_CAP). */
   postingsCap?: number;
+  /** BM25+ lower bound δ added per matched term (times qtf·idf); default 0 = plain BM25. */
+  delta?: number;
 }
 
 export interface LexicalHit {
@@ -98,6 +100,7 @@ export function buildLexicalSql(q: LexicalQuery, qtf: [string, number][]): { sql
   const cap = Math.max(1, Math.floor(q.postingsCap ?? DEFAULT_POSTINGS_CAP));
   // Candidates completed with the capped terms' exact contributions before the final cut.
   const depth = Math.max(limit * 4, 100);
+  const delta = q.delta ?? 0;
   const params: unknown[] = [q.knowledgeIds, qtf.map((x) => x[0]), qtf.map((x) => x[1]), k1, b, limit, cap, depth];
   // A file restriction is applied while reading postings (so a capped term's best postings are
   // those of the chosen files); the status filter once per candidate posting (inside the
@@ -115,7 +118,7 @@ export function buildLexicalSql(q: LexicalQuery, qtf: [string, number][]): { sql
   }
   // BM25 term weight of one posting (tf, doc_len) — w carries qtf·idf.
   const tw = (tf: string, dl: string) =>
-    `${tf} * ($4::float8 + 1) / (${tf} + $4::float8 * (1 - $5::float8 + $5::float8 * ${dl} / greatest(st.avgdl, 1)))`;
+    `(${tf} * ($4::float8 + 1) / (${tf} + $4::float8 * (1 - $5::float8 + $5::float8 * ${dl} / greatest(st.avgdl, 1)))${delta ? ` + ${Number(delta)}::float8` : ""})`;
   const sql = `
 WITH q AS (
   SELECT t.term, t.qtf FROM unnest($2::text[], $3::int[]) AS t(term, qtf)

@@ -80,6 +80,17 @@ describe("retrieval on the real database", () => {
     expect(two.terms.find((t) => t.term === "zebra")).toEqual({ term: "zebra", qtf: 1, df: 0, idf: expect.closeTo(Math.log(1 + 3.5 / 0.5), 12) });
   });
 
+  it("BM25+ adds δ·qtf·idf per matched term when asked (benchmark option; off by default)", async () => {
+    const plain = await lexicalSearch(db, { knowledgeIds: [KB_A], tokens: ["cat", "fish"], limit: 10 });
+    const plus = await lexicalSearch(db, { knowledgeIds: [KB_A], tokens: ["cat", "fish"], limit: 10, delta: 1 });
+    const idf = new Map(plain.terms.map((t) => [t.term, t.idf]));
+    for (const h of plus.hits) {
+      const base = plain.hits.find((x) => x.chunkId === h.chunkId)!;
+      const bonus = h.matchedTerms === 2 ? idf.get("cat")! + idf.get("fish")! : idf.get("cat")!;
+      expect(h.score).toBeCloseTo(base.score + bonus, 9);
+    }
+  });
+
   it("uses the statistics of the searched KBs only and skips files that are not searchable", async () => {
     const b = await lexicalSearch(db, { knowledgeIds: [KB_B], tokens: ["cat"], limit: 10, k1: 1.2, b: 0.75 });
     // N = 5 chunks in KB B (the pending file's chunk counts in the statistics but is never returned).
