@@ -162,6 +162,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
     engine: p.input.answer_mode === "references_only" ? "none" : models.chat ? `model:${models.chat.model}` : "extractive",
     metadata: {},
   };
+  let terminal: { event: "done" | "error"; data: Record<string, unknown> } | null = null;
   try {
     w.send("start", { conversation_id: p.conversationId, message_id: p.assistantMessageId });
     const history = p.isNew
@@ -205,7 +206,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       outcome.finishReason = "no_context";
       outcome.engine = "none";
       outcome.metadata.error_code = "NO_RELEVANT_CONTEXT";
-      w.send("error", { code: "NO_RELEVANT_CONTEXT", message: "未在当前知识库中找到相关内容，请换个说法或上传相关文件。" });
+      terminal = { event: "error", data: { code: "NO_RELEVANT_CONTEXT", message: "未在当前知识库中找到相关内容，请换个说法或上传相关文件。" } };
       return;
     }
 
@@ -241,12 +242,15 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       if (related.length > 0) w.send("related_questions", { items: related });
     }
     signal.throwIfAborted();
-    w.send("done", {
-      message_id: p.assistantMessageId,
-      finish_reason: outcome.finishReason,
-      usage: outcome.usage,
-      engine: outcome.engine.startsWith("model:") ? "model" : outcome.engine,
-    });
+    terminal = {
+      event: "done",
+      data: {
+        message_id: p.assistantMessageId,
+        finish_reason: outcome.finishReason,
+        usage: outcome.usage,
+        engine: outcome.engine.startsWith("model:") ? "model" : outcome.engine,
+      },
+    };
   } catch (e) {
     if (signal.aborted || isAbortError(e)) {
       outcome.finishReason = "aborted";
@@ -255,11 +259,14 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       if (!isAppError(e)) console.error("[assistant] turn failed", e);
       outcome.finishReason = "error";
       outcome.metadata.error_code = code;
-      w.send("error", { code, message: isAppError(e) ? e.message : "Something went wrong on our side." });
+      terminal = { event: "error", data: { code, message: isAppError(e) ? e.message : "Something went wrong on our side." } };
     }
   } finally {
-    w.close();
+    // Saved before the terminal event, so a client that reads `done`/`error` and then lists the
+    // messages always finds the answer.
     await persistOutcome(p, outcome).catch((e) => console.error("[assistant] could not save the answer", e));
+    if (terminal) w.send(terminal.event, terminal.data);
+    w.close();
   }
 }
 
