@@ -38,13 +38,31 @@ test.describe("files", () => {
     await expect(workspace.fileStatus("notes.txt")).toHaveAttribute("data-status", /queued|parsing|chunking|embedding|indexing|success/, { timeout: 60_000 });
   });
 
-  test("delete a file and it leaves the list", async ({ workspace }) => {
+  test("delete a file: it leaves the list and new answers, while past answers keep their references", async ({ workspace }) => {
     await workspace.goto();
     await workspace.createKb(uniqueName("删除库"));
-    await workspace.upload([path.join(FIXTURES, "notes.txt")]);
+    await workspace.upload([path.join(FIXTURES, "notes.txt"), path.join(FIXTURES, "guide.md")]);
     await expect(workspace.fileStatus("notes.txt")).toHaveAttribute("data-status", "success", { timeout: 120_000 });
+    await expect(workspace.fileStatus("guide.md")).toHaveAttribute("data-status", "success", { timeout: 120_000 });
+    await workspace.assistant.waitForStatus("ready", 30_000);
+
+    await workspace.assistant.ask("扫描版 PDF 没有文字层怎么办");
+    // A new KB starts a new conversation: its first and second answers are stable by position.
+    const answers = workspace.page.getByTestId("message-assistant");
+    const before = answers.nth(0);
+    await expect(before).toHaveAttribute("data-phase", "done", { timeout: 30_000 });
+    await expect(workspace.assistant.referenceCards(before).first()).toContainText("notes.txt");
+
     await workspace.deleteFile("notes.txt");
-    await expect(workspace.page.getByTestId("files-empty")).toBeVisible();
+    await expect(workspace.fileRow("notes.txt")).toHaveCount(0);
+    await expect(workspace.fileRows).toHaveCount(1);
+
+    await workspace.assistant.ask("扫描版 PDF 没有文字层怎么办");
+    const after = answers.nth(1);
+    await expect(after).toHaveAttribute("data-phase", /done|error/, { timeout: 30_000 });
+    await expect(workspace.assistant.referenceCards(after).filter({ hasText: "notes.txt" })).toHaveCount(0);
+    // The earlier answer still shows what it was based on.
+    await expect(workspace.assistant.referenceCards(before).first()).toContainText("notes.txt");
   });
 
   test("markup in a file name and content is shown as text, no script runs", async ({ workspace, page }) => {
