@@ -1,7 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Principal } from "@/lib/auth/session";
-import { requireKnowledgeAccess } from "@/lib/auth/access";
 import { getDb, type Db } from "@/lib/db/client";
 import { getKnowledgeSummary } from "@/lib/db/knowledges";
 import { getEnv } from "@/lib/env";
@@ -72,9 +71,10 @@ export async function prepareChatTurn(principal: Principal, knowledgeId: string,
   if (question.length === 0) throw new AppError("MESSAGE_EMPTY");
   if ([...question].length > MAX_MESSAGE_CHARS) throw new AppError("MESSAGE_TOO_LONG", `The question is longer than ${MAX_MESSAGE_CHARS} characters.`);
 
-  const access = await requireKnowledgeAccess(principal.user.id, knowledgeId, "read");
-  if (!access.assistantEnabled) throw new AppError("FORBIDDEN", "The assistant is not enabled for you on this knowledge base.");
+  // One query answers membership (KNOWLEDGE_NOT_FOUND for non-members), assistant access and
+  // the file counts; every role may read.
   const kb = await getKnowledgeSummary(db, principal.user.id, knowledgeId);
+  if (!kb.assistant_enabled) throw new AppError("FORBIDDEN", "The assistant is not enabled for you on this knowledge base.");
   if (kb.file_count === 0) throw new AppError("KNOWLEDGE_EMPTY");
   if (kb.ready_file_count === 0) throw new AppError("KNOWLEDGE_NOT_READY");
 

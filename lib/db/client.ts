@@ -61,7 +61,7 @@ async function openPostgres(url: string): Promise<DbHandle> {
   } finally {
     await migrator.end();
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 20 }) });
   return { prisma, kind: "postgres", close: () => prisma.$disconnect() };
 }
 

@@ -9,6 +9,8 @@ export interface KnowledgeSummary {
   description: string;
   remark: string;
   role: string;
+  /** Whether this member may use the assistant on the KB (bootstrap "disabled" otherwise). */
+  assistant_enabled: boolean;
   file_count: number;
   ready_file_count: number;
   indexing_file_count: number;
@@ -26,6 +28,7 @@ interface Row {
   description: string;
   remark: string;
   role: string;
+  assistant_enabled: boolean;
   created_at: Date;
   updated_at: Date;
   file_count: bigint | number;
@@ -42,6 +45,7 @@ function toSummary(r: Row): KnowledgeSummary {
     description: r.description,
     remark: r.remark,
     role: r.role,
+    assistant_enabled: r.assistant_enabled,
     file_count: Number(r.file_count),
     ready_file_count: Number(r.ready_file_count),
     indexing_file_count: Number(r.indexing_file_count),
@@ -54,7 +58,7 @@ function toSummary(r: Row): KnowledgeSummary {
 
 // Aggregates in one query so a list of 1000 KBs is one round trip.
 const SUMMARY_SELECT = `
-  SELECT k.id, k.name, k.description, k.remark, m.role, k.created_at, k.updated_at,
+  SELECT k.id, k.name, k.description, k.remark, m.role, m.assistant_enabled, k.created_at, k.updated_at,
          COUNT(f.id) AS file_count,
          COUNT(f.id) FILTER (WHERE f.status = 'success') AS ready_file_count,
          COUNT(f.id) FILTER (WHERE f.status = ANY($2::text[])) AS indexing_file_count,
@@ -67,7 +71,7 @@ const SUMMARY_SELECT = `
 export async function listKnowledges(db: Db, userId: string, page: number, pageSize: number) {
   const rows = await db.$queryRawUnsafe<Row[]>(
     `${SUMMARY_SELECT}
-     GROUP BY k.id, m.role
+     GROUP BY k.id, m.role, m.assistant_enabled
      ORDER BY k.created_at ASC, k.id ASC
      LIMIT $3 OFFSET $4`,
     userId,
@@ -81,7 +85,7 @@ export async function listKnowledges(db: Db, userId: string, page: number, pageS
 
 export async function getKnowledgeSummary(db: Db, userId: string, knowledgeId: string): Promise<KnowledgeSummary> {
   const rows = await db.$queryRawUnsafe<Row[]>(
-    `${SUMMARY_SELECT} WHERE k.id = $3 GROUP BY k.id, m.role`,
+    `${SUMMARY_SELECT} WHERE k.id = $3 GROUP BY k.id, m.role, m.assistant_enabled`,
     userId,
     INDEXING,
     knowledgeId,
