@@ -25,6 +25,8 @@ export default defineConfig({
           hookTimeout: 120_000,
           // One database per file; files run one at a time to stay within 2 cores.
           fileParallelism: false,
+          // Lets memory-bound tests collect garbage before they measure.
+          execArgv: ["--expose-gc"],
         },
       },
     ],

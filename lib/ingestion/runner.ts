@@ -374,10 +374,12 @@ export class IngestionRunner {
         const reason = e instanceof Cancelled ? e.reason : (signal.reason as Cancelled).reason;
         if (reason === "shutdown") {
           // Clean shutdown: back to the queue, this attempt not counted.
-          await db.ingestionJob
+          const requeued = await db.ingestionJob
             .updateMany({ where: owned, data: { status: "queued", stage: "queued", percent: 0, message: "Requeued at shutdown", lockedBy: null, lockedAt: null, attempts: { decrement: 1 } } })
-            .catch(() => {});
-          await db.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: "queued" } }).catch(() => {});
+            .catch(() => ({ count: 0 }));
+          // Only if this worker still held the job: another worker may have taken it over (and
+          // finished it) after this one was presumed dead.
+          if (requeued.count > 0) await db.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: "queued" } }).catch(() => {});
         }
         return;
       }

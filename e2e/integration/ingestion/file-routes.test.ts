@@ -6,6 +6,12 @@ import { Client, startIntegrationApp } from "../../support/test-env";
 type App = Awaited<ReturnType<typeof startIntegrationApp>>;
 const FIXTURES = path.resolve(import.meta.dirname, "../../fixtures");
 
+async function drain() {
+  const { runPendingJobs } = await import("@/lib/ingestion/runner");
+  const { getDb } = await import("@/lib/db/client");
+  await runPendingJobs({ db: await getDb() });
+}
+
 // The file routes over HTTP: upload → parse-job SSE → content for the viewer → original as a
 // download that a browser can never run as a page of this origin.
 describe("file routes", () => {
@@ -16,17 +22,10 @@ describe("file routes", () => {
 
   beforeAll(async () => {
     app = await startIntegrationApp({ AUTH_MODE: "local" });
-    const { startIngestionRunner } = await import("@/lib/ingestion/runner");
-    const { getDb } = await import("@/lib/db/client");
-    await startIngestionRunner({ db: await getDb() });
     c = new Client(app.baseUrl);
     kb = (await c.json<{ id: string }>("POST", "/v1/knowledges", { name: "files" })).data.id;
   });
-  afterAll(async () => {
-    const { stopIngestionRunner } = await import("@/lib/ingestion/runner");
-    await stopIngestionRunner();
-    await app.close();
-  });
+  afterAll(() => app.close());
 
   it("uploads, streams progress to the end, and serves the indexed content", async () => {
     const form = new FormData();
@@ -36,6 +35,8 @@ describe("file routes", () => {
     expect(up.code).toBe(0);
     fileId = up.data.files[0]!.file.id;
     expect(up.data.files[0]!.file.name).toBe("x<script>.html");
+    // Drain the queue here rather than leave a process-wide runner behind for later test files.
+    await drain();
 
     const res = await c.request("GET", `/v1/knowledges/${kb}/files/${fileId}/parse-job/events`);
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
@@ -66,6 +67,7 @@ describe("file routes", () => {
   it("reparses a file and deletes it with its chunks and original", async () => {
     const r = await c.json<{ status: string }>("POST", `/v1/knowledges/${kb}/files/${fileId}/reparse`);
     expect(r.code).toBe(0);
+    await drain();
     await expect
       .poll(async () => (await c.json<{ status: string }>("GET", `/v1/knowledges/${kb}/files/${fileId}`)).data.status, { timeout: 30_000 })
       .toBe("success");
