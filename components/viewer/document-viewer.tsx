@@ -12,8 +12,8 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { CloseIcon, DownloadIcon, FileIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/spinner";
 import { cx } from "@/components/ui/cx";
-import { TextPdfPage, getPdfPageRenderer, type PdfPageProps } from "./pdf-page-seam";
-import { findQuoteRange, splitByRange, type TextRange } from "./quote-highlight";
+import { HighlightedText, TextPdfPage, getPdfPageRenderer, type PdfPageProps } from "./pdf-page-seam";
+import { findQuoteRange, type TextRange } from "./quote-highlight";
 import { useViewerStore, useViewerTarget, type ViewerTarget } from "./viewer-store";
 
 interface Located {
@@ -124,17 +124,7 @@ export function DocumentBody({ doc: content, target, pdfPageRenderer }: { doc: D
             return (
               <section key={c.id} data-anchor={c.id} data-testid="viewer-chunk" data-target={isTarget ? "true" : undefined} className={cx("-mx-3 rounded-lg px-3 py-2", isTarget && "bg-indigo-50/60")}>
                 {c.heading_path ? <p className="mb-1 text-xs font-semibold text-slate-500">{c.heading_path}</p> : null}
-                <p className="whitespace-pre-wrap break-words text-sm leading-7 text-slate-800">
-                  {splitByRange(c.content, isTarget ? located.range : null).map((s, i) =>
-                    s.mark ? (
-                      <mark key={i} data-testid="viewer-highlight" className="rounded bg-amber-200 px-0.5 text-slate-900">
-                        {s.text}
-                      </mark>
-                    ) : (
-                      <span key={i}>{s.text}</span>
-                    ),
-                  )}
-                </p>
+                <HighlightedText text={c.content} range={isTarget ? located.range : null} />
               </section>
             );
           })}

@@ -21,7 +21,8 @@ export interface PdfPageProps {
   nonce?: number;
 }
 
-export function TextPdfPage({ text, range }: PdfPageProps) {
+/** Text with one highlighted range, rendered as text (never HTML). Shared by every text view. */
+export function HighlightedText({ text, range }: { text: string; range: TextRange | null }) {
   return (
     <p className="whitespace-pre-wrap break-words text-sm leading-7 text-slate-800">
       {splitByRange(text, range).map((s, i) =>
@@ -35,6 +36,10 @@ export function TextPdfPage({ text, range }: PdfPageProps) {
       )}
     </p>
   );
+}
+
+export function TextPdfPage({ text, range }: PdfPageProps) {
+  return <HighlightedText text={text} range={range} />;
 }
 
 let renderer: ComponentType<PdfPageProps> = TextPdfPage;
