@@ -33,11 +33,13 @@ function collectRoutes(appDir: string): RouteEntry[] {
             }
             return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
           });
+        let loaded: Promise<RouteModule> | undefined;
         entries.push({
           pattern: new RegExp(`^/${parts.join("/")}/?$`),
           names,
           staticScore: segments.length - names.length,
-          load: () => import(/* @vite-ignore */ full) as Promise<RouteModule>,
+          // Imported once: a dynamic import per request would go through the loader hooks again.
+          load: () => (loaded ??= import(/* @vite-ignore */ full) as Promise<RouteModule>),
         });
       }
     }

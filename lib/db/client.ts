@@ -10,6 +10,7 @@ import { getEnv } from "@/lib/env";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { acquireDataDirLock } from "./data-dir-lock";
 import { applyMigrations, type SqlRunner } from "./migrate";
+import { PGliteStatementCache } from "./pglite-statement-cache";
 
 export type Db = PrismaClient;
 
@@ -33,7 +34,9 @@ async function openPglite(dataDir: string): Promise<DbHandle> {
       query: async <T>(sql: string, params?: unknown[]) => (await client.query<T>(sql, params)).rows,
     };
     await applyMigrations(runner);
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
+    // The adapter only calls query/exec/transaction; the cache keeps statements prepared.
+    const cached = new PGliteStatementCache(client);
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(cached as unknown as PGlite) });
     return {
       prisma,
       kind: "pglite",

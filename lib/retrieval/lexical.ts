@@ -52,17 +52,19 @@ export function bm25Idf(n: number, df: number): number {
 const MAX_QUERY_TERMS = 64;
 
 /**
- * One statement: df of each query term looked up, postings of the query terms in the searched
- * KBs (at most postingsCap per KB and term, best first), summed per chunk, the best candidates
- * completed with the capped terms' exact weights, best `limit` returned; plus one row per term
- * with its df and one row with N/avgdl, so calibration needs no second round trip.
+ * One call of `retrieval_lexical_search` (migration 20261202030000): df of each query term looked
+ * up, postings of the query terms in the searched KBs (at most postingsCap per KB and term, best
+ * first), summed per chunk, the best candidates completed with the capped terms' exact weights,
+ * best `limit` returned; plus one row per term with its df and one row with N/avgdl, so
+ * calibration needs no second round trip. It is a PL/pgSQL function so its plan is cached per
+ * connection: planning the statement cost several times what running it does.
  */
 export async function lexicalSearch(db: Pick<PrismaClient, "$queryRawUnsafe">, q: LexicalQuery): Promise<LexicalResult> {
   const qtf = [...termFrequencies(q.tokens)].slice(0, MAX_QUERY_TERMS);
   if (!qtf.length || !q.knowledgeIds.length) {
     return { hits: [], n: 0, avgdl: 0, terms: qtf.map(([term, f]) => ({ term, qtf: f, df: 0, idf: 0 })) };
   }
-  const { sql, params } = buildLexicalSql(q, qtf);
+  const { sql, params } = buildLexicalCall(q, qtf);
   const rows = await db.$queryRawUnsafe<{ kind: string; key: string; a: number; b: number }[]>(sql, ...params);
   const hits: LexicalHit[] = [];
   const dfs = new Map<string, number>();
@@ -91,84 +93,25 @@ export async function lexicalSearch(db: Pick<PrismaClient, "$queryRawUnsafe">, q
  */
 export const DEFAULT_POSTINGS_CAP = 1000;
 
-/** The statement and its parameters (exported for EXPLAIN in benchmarks). */
-export function buildLexicalSql(q: LexicalQuery, qtf: [string, number][]): { sql: string; params: unknown[] } {
-  const k1 = q.k1 ?? BM25_K1;
-  const b = q.b ?? BM25_B;
+/** The call and its parameters (exported for EXPLAIN in benchmarks). */
+export function buildLexicalCall(q: LexicalQuery, qtf: [string, number][]): { sql: string; params: unknown[] } {
   const fileStatus = q.fileStatus === undefined ? "success" : q.fileStatus;
   const limit = Math.max(1, q.limit);
-  const cap = Math.max(1, Math.floor(q.postingsCap ?? DEFAULT_POSTINGS_CAP));
   // Candidates completed with the capped terms' exact contributions before the final cut.
   const depth = Math.max(limit * 4, 100);
-  const delta = q.delta ?? 0;
-  const params: unknown[] = [q.knowledgeIds, qtf.map((x) => x[0]), qtf.map((x) => x[1]), k1, b, limit, cap, depth];
-  // A file restriction is applied while reading postings (so a capped term's best postings are
-  // those of the chosen files); the status filter once per candidate posting (inside the
-  // per-term scan the planner re-evaluates it for every posting).
-  let fileFilter = "";
-  if (q.fileIds) {
-    params.push(q.fileIds);
-    fileFilter += ` AND ct.file_id = ANY($${params.length}::text[])`;
-  }
-  let statusFilter = "";
-  if (fileStatus !== null) {
-    params.push(fileStatus);
-    // NOT IN over the (few) files in another status stays a hashed subplan, evaluated once.
-    statusFilter = ` WHERE p.file_id NOT IN (SELECT f.id FROM knowledge_files f WHERE f.knowledge_id = ANY($1::text[]) AND f.status <> $${params.length})`;
-  }
-  // BM25 term weight of one posting (tf, doc_len) — w carries qtf·idf.
-  const tw = (tf: string, dl: string) =>
-    `(${tf} * ($4::float8 + 1) / (${tf} + $4::float8 * (1 - $5::float8 + $5::float8 * ${dl} / greatest(st.avgdl, 1)))${delta ? ` + ${Number(delta)}::float8` : ""})`;
-  const sql = `
-WITH q AS (
-  SELECT t.term, t.qtf FROM unnest($2::text[], $3::int[]) AS t(term, qtf)
-), st AS (
-  -- N and avgdl of the searched KBs, kept exact by triggers on chunks (migration 20261202010000).
-  SELECT coalesce(sum(k.chunk_count), 0)::float8 AS n,
-         (coalesce(sum(k.token_sum), 0)::float8 / greatest(coalesce(sum(k.chunk_count), 0), 1))::float8 AS avgdl
-  FROM retrieval_kb_stats k WHERE k.knowledge_id = ANY($1::text[])
-), w AS MATERIALIZED (
-  -- df of each query term over the searched KBs, kept exact by triggers on chunk_terms (migration 20261202020000).
-  SELECT q.term, d.df, q.qtf * ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) AS w, d.df > $7 AS capped
-  FROM q CROSS JOIN st
-  CROSS JOIN LATERAL (SELECT coalesce(sum(ts.df), 0)::float8 AS df FROM retrieval_term_stats ts
-                      WHERE ts.knowledge_id = ANY($1::text[]) AND ts.term = q.term) d
-), p AS MATERIALIZED (
-  -- Every posting of a term with at most $7 of them in a KB; the best $7 (impact order) otherwise.
-  SELECT x.chunk_id, x.file_id, w.w, w.capped, x.tf, x.doc_len
-  FROM w CROSS JOIN unnest($1::text[]) AS kb(id)
-  CROSS JOIN LATERAL (
-    SELECT ct.chunk_id, ct.file_id, ct.tf, ct.doc_len FROM chunk_terms ct
-    WHERE ct.knowledge_id = kb.id AND ct.term = w.term${fileFilter}
-    ORDER BY ct.tf DESC, ct.doc_len, ct.chunk_id
-    LIMIT $7
-  ) x
-  WHERE w.df > 0
-), c AS MATERIALIZED (
-  -- Lower bound: every uncapped term is exact; a capped term counts where its posting was read.
-  SELECT p.chunk_id,
-         sum(p.w * ${tw("p.tf", "p.doc_len")}) AS lb,
-         sum(CASE WHEN p.capped THEN 0 ELSE p.w * ${tw("p.tf", "p.doc_len")} END) AS exact,
-         count(*) FILTER (WHERE NOT p.capped) AS matched
-  FROM p CROSS JOIN st${statusFilter}
-  GROUP BY p.chunk_id
-  ORDER BY lb DESC, p.chunk_id
-  LIMIT $8
-), s AS (
-  -- The capped terms' exact contributions for those candidates (primary-key lookups).
-  SELECT c.chunk_id, c.exact + coalesce(sum(w.w * ${tw("ct.tf", "ct.doc_len")}), 0) AS score,
-         c.matched + count(ct.chunk_id) AS matched
-  FROM c CROSS JOIN st
-  LEFT JOIN w ON w.capped
-  LEFT JOIN chunk_terms ct ON ct.chunk_id = c.chunk_id AND ct.term = w.term
-  GROUP BY c.chunk_id, c.exact, c.matched
-  ORDER BY score DESC, c.chunk_id
-  LIMIT $6
-)
-SELECT 'h' AS kind, s.chunk_id AS key, s.score::float8 AS a, s.matched::float8 AS b FROM s
-UNION ALL
-SELECT 't', w.term, w.df, 0 FROM w
-UNION ALL
-SELECT 's', '', st.n, st.avgdl FROM st`;
+  const params: unknown[] = [
+    q.knowledgeIds,
+    qtf.map((x) => x[0]),
+    qtf.map((x) => x[1]),
+    q.k1 ?? BM25_K1,
+    q.b ?? BM25_B,
+    limit,
+    Math.max(1, Math.floor(q.postingsCap ?? DEFAULT_POSTINGS_CAP)),
+    depth,
+    q.fileIds ?? null,
+    fileStatus,
+    q.delta ?? 0,
+  ];
+  const sql = `SELECT kind, key, a, b FROM retrieval_lexical_search($1::text[], $2::text[], $3::int[], $4::float8, $5::float8, $6::int, $7::int, $8::int, $9::text[], $10::text, $11::float8)`;
   return { sql, params };
 }
