@@ -8,7 +8,8 @@
 //
 // Options: --out FILE (default docs/benchmarks-retrieval.md; --out - prints only), --limit N
 // (first N queries), --no-baselines, --no-abstention, --database-url URL (PostgreSQL instead of
-// a fresh PGlite), --title-heading on|off (index the title as the chunk's heading path).
+// a fresh PGlite), --title-heading on|off (index the title as the chunk's heading path), --reuse-db DIR
+// (keep the embedded database in DIR; a later run with the same DIR and dataset skips indexing).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir, cpus } from "node:os";
 import path from "node:path";
@@ -115,8 +116,12 @@ const f1 = (x: number) => x.toFixed(1);
 
 // ---------- DB + indexing ----------
 let tmpDir: string | null = null;
+// --reuse-db DIR: keep the embedded database in DIR and reuse an index built there by an
+// earlier run of the same dataset (to iterate on query latency without re-indexing).
+const reuseDir = arg("reuse-db");
 async function openFresh() {
   if (databaseUrl) return openDatabase({ databaseUrl });
+  if (reuseDir) return openDatabase({ dataDir: reuseDir });
   tmpDir = mkdtempSync(path.join(tmpdir(), "ka-bench-"));
   return openDatabase({ dataDir: tmpDir });
 }
@@ -132,7 +137,7 @@ async function createKb(db: PrismaClient, name: string): Promise<string> {
 }
 
 /** Indexes docs grouped into files; returns chunk id → doc id and the time taken. */
-async function indexDocs(db: PrismaClient, kb: string, list: Doc[]): Promise<{ chunkToDoc: Map<string, string>; ms: number; files: number }> {
+async function indexDocs(db: PrismaClient, kb: string, list: Doc[], reuse = false): Promise<{ chunkToDoc: Map<string, string>; ms: number; files: number }> {
   const groups = new Map<string, Doc[]>();
   for (const d of list) {
     const a = articleOf(d.id);
@@ -141,7 +146,7 @@ async function indexDocs(db: PrismaClient, kb: string, list: Doc[]): Promise<{ c
   }
   const t0 = performance.now();
   let n = 0;
-  for (const [article, ds] of groups) {
+  for (const [article, ds] of reuse ? [] : groups) {
     const fileId = `${kb}-f${n++}`;
     await db.knowledgeFile.create({
       data: {
@@ -418,14 +423,15 @@ async function main() {
     let main: { m: Metrics; indexMs: number; lat: number[]; files: number; chunks: number };
     try {
       const db = h.prisma;
-      const kb = await createKb(db, datasetName);
-      const { chunkToDoc, ms, files } = await indexDocs(db, kb, docs);
+      const prior = reuseDir ? await db.knowledge.findFirst({ where: { name: `${datasetName}${titleHeading ? "+title" : ""}` } }) : null;
+      const kb = prior?.id ?? (await createKb(db, `${datasetName}${titleHeading ? "+title" : ""}`));
+      const { chunkToDoc, ms, files } = await indexDocs(db, kb, docs, !!prior);
       console.log(`indexed ${docs.length} docs in ${files} files: ${f1(ms / 1000)} s`);
       const r = await runQueries(db, kb, chunkToDoc, queries);
       main = { m: evaluate(r.ranked, queries), indexMs: ms, lat: r.lat, files, chunks: chunkToDoc.size };
     } finally {
       await h.close();
-      if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+      if (tmpDir && !reuseDir) rmSync(tmpDir, { recursive: true, force: true });
     }
     lines.push(
       "",

@@ -142,6 +142,8 @@ async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepa
 // sorts them instead, which is what made 200k-chunk queries slow. A PostgreSQL server's
 // autovacuum analyzes on its own; embedded PGlite never does, so the writer asks for it once
 // enough postings were written since the last time (about 10 % of the table, at least 20k).
+// It is a VACUUM (ANALYZE): vacuum also sets the visibility map, without which every
+// "index-only" scan of the postings index still visits the table (SciFact: p95 ~10 % faster).
 const g = globalThis as unknown as { __kaPostingsSinceAnalyze?: number };
 const ANALYZE_MIN_POSTINGS = 20_000;
 
@@ -154,7 +156,7 @@ async function maybeAnalyze(db: Pick<PrismaClient, "$executeRawUnsafe" | "$query
     );
     if (g.__kaPostingsSinceAnalyze < 0.1 * Number(rows[0]?.n ?? 0)) return;
     g.__kaPostingsSinceAnalyze = 0;
-    await db.$executeRawUnsafe(`ANALYZE chunk_terms`);
+    await db.$executeRawUnsafe(`VACUUM (ANALYZE) chunk_terms`);
   } catch {
     // Statistics are an optimisation; a failure here must not fail the write that succeeded.
   }

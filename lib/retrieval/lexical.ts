@@ -26,7 +26,17 @@ export interface LexicalQuery {
   postingsCap?: number;
   /** BM25+ lower bound δ added per matched term (times qtf·idf); default 0 = plain BM25. */
   delta?: number;
+  /** Share of the query's weight below which chunks holding only capped terms are not worth
+   * reading many postings for (default NEGLIGIBLE_SHARE). */
+  negligibleShare?: number;
 }
+
+/**
+ * A chunk matching only the capped terms, perfectly, still covers less than this share of the
+ * query (coverage ratio 0.1 → calibrated lexical score ≈ 0.02, far below any useful min_score),
+ * so such terms read only as many postings as there are candidates.
+ */
+export const NEGLIGIBLE_SHARE = 0.1;
 
 export interface LexicalHit {
   chunkId: string;
@@ -43,6 +53,8 @@ export interface LexicalResult {
   avgdl: number;
   /** Per distinct query term: qtf, df in the searched KBs and idf. Terms absent from the KBs have df 0. */
   terms: { term: string; qtf: number; df: number; idf: number }[];
+  /** Postings the statement read: of uncapped terms (all of them) and of capped terms. */
+  postingsRead: { uncapped: number; capped: number };
 }
 
 export function bm25Idf(n: number, df: number): number {
@@ -52,7 +64,7 @@ export function bm25Idf(n: number, df: number): number {
 const MAX_QUERY_TERMS = 64;
 
 /**
- * One call of `retrieval_lexical_search` (migration 20261202030000): df of each query term looked
+ * One call of `retrieval_lexical_search` (migrations 20261202030000, 20261202040000): df of each query term looked
  * up, postings of the query terms in the searched KBs (at most postingsCap per KB and term, best
  * first), summed per chunk, the best candidates completed with the capped terms' exact weights,
  * best `limit` returned; plus one row per term with its df and one row with N/avgdl, so
@@ -62,7 +74,7 @@ const MAX_QUERY_TERMS = 64;
 export async function lexicalSearch(db: Pick<PrismaClient, "$queryRawUnsafe">, q: LexicalQuery): Promise<LexicalResult> {
   const qtf = [...termFrequencies(q.tokens)].slice(0, MAX_QUERY_TERMS);
   if (!qtf.length || !q.knowledgeIds.length) {
-    return { hits: [], n: 0, avgdl: 0, terms: qtf.map(([term, f]) => ({ term, qtf: f, df: 0, idf: 0 })) };
+    return { hits: [], n: 0, avgdl: 0, terms: qtf.map(([term, f]) => ({ term, qtf: f, df: 0, idf: 0 })), postingsRead: { uncapped: 0, capped: 0 } };
   }
   const { sql, params } = buildLexicalCall(q, qtf);
   const rows = await db.$queryRawUnsafe<{ kind: string; key: string; a: number; b: number }[]>(sql, ...params);
@@ -70,10 +82,14 @@ export async function lexicalSearch(db: Pick<PrismaClient, "$queryRawUnsafe">, q
   const dfs = new Map<string, number>();
   let n = 0;
   let avgdl = 0;
+  const postingsRead = { uncapped: 0, capped: 0 };
   for (const r of rows) {
     if (r.kind === "h") hits.push({ chunkId: r.key, score: Number(r.a), matchedTerms: Number(r.b) });
     else if (r.kind === "t") dfs.set(r.key, Number(r.a));
-    else {
+    else if (r.kind === "r") {
+      postingsRead.uncapped = Number(r.a);
+      postingsRead.capped = Number(r.b);
+    } else {
       n = Number(r.a);
       avgdl = Number(r.b);
     }
@@ -83,7 +99,7 @@ export async function lexicalSearch(db: Pick<PrismaClient, "$queryRawUnsafe">, q
     const df = dfs.get(term) ?? 0;
     return { term, qtf: f, df, idf: bm25Idf(n, df) };
   });
-  return { hits, n, avgdl, terms };
+  return { hits, n, avgdl, terms, postingsRead };
 }
 
 /**
@@ -111,7 +127,8 @@ export function buildLexicalCall(q: LexicalQuery, qtf: [string, number][]): { sq
     q.fileIds ?? null,
     fileStatus,
     q.delta ?? 0,
+    q.negligibleShare ?? NEGLIGIBLE_SHARE,
   ];
-  const sql = `SELECT kind, key, a, b FROM retrieval_lexical_search($1::text[], $2::text[], $3::int[], $4::float8, $5::float8, $6::int, $7::int, $8::int, $9::text[], $10::text, $11::float8)`;
+  const sql = `SELECT kind, key, a, b FROM retrieval_lexical_search($1::text[], $2::text[], $3::int[], $4::float8, $5::float8, $6::int, $7::int, $8::int, $9::text[], $10::text, $11::float8, $12::float8)`;
   return { sql, params };
 }

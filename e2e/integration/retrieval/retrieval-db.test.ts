@@ -178,6 +178,50 @@ describe("retrieval on the real database", () => {
     }
   });
 
+  it("skips or shortens a capped term's postings only where no top hit can change", async () => {
+    const kb = id("kbSkip");
+    await db.knowledge.create({ data: { id: kb, name: kb, ownerId: id("u") } });
+    await file(kb, id("skipf1"));
+    // 150 chunks: "alpha" in 148 of them, "zeta" in 3, "omega" in 2 (one with alpha).
+    const texts = Array.from({ length: 150 }, (_, i) => `alpha filler${i}`);
+    texts[0] = "zeta alpha";
+    texts[1] = "zeta";
+    texts[2] = "zeta omega";
+    texts[3] = "omega";
+    texts[4] = "alpha alpha alpha omega";
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("skipf1"), chunks: texts.map((t, i) => chunk(i, t)) });
+    const exactTop = async (tokens: string[], limit: number) =>
+      (await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit, postingsCap: 1000 })).hits.map((h) => [h.chunkId, h.score]);
+
+    // "zeta" alone lifts 3 chunks above anything "alpha" can give: alpha's postings are not read.
+    const skip = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["zeta", "alpha"], limit: 2, postingsCap: 120 });
+    expect(skip.postingsRead).toEqual({ uncapped: 3, capped: 0 });
+    expect(skip.hits.map((h) => [h.chunkId, h.score])).toEqual(await exactTop(["zeta", "alpha"], 2));
+
+    // Asking for more hits than strong candidates exist: alpha's best postings are read again.
+    const fill = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["zeta", "alpha"], limit: 5, postingsCap: 120 });
+    expect(fill.postingsRead.capped).toBeGreaterThan(0);
+    expect(fill.hits.slice(0, 3).map((h) => [h.chunkId, h.score])).toEqual((await exactTop(["zeta", "alpha"], 3)));
+
+    // "alpha" is nearly everywhere (idf ≈ 0.02) next to a term the KB lacks: a perfect alpha
+    // match is a negligible share of the query, so only as many postings as candidates (100).
+    const negligible = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["alpha", "absentterm"], limit: 5, postingsCap: 120 });
+    expect(negligible.postingsRead).toEqual({ uncapped: 0, capped: 100 });
+    expect(negligible.hits[0]!.chunkId).toBe((await exactTop(["alpha", "absentterm"], 1))[0]![0]);
+    // With the share set to 0 the full cap is read.
+    const full = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["alpha", "absentterm"], limit: 5, postingsCap: 120, negligibleShare: 0 });
+    expect(full.postingsRead).toEqual({ uncapped: 0, capped: 120 });
+    // Chunks of files that are not searchable cannot count as strong candidates: two hidden
+    // "zeta" chunks would make 5 ≥ 4 and skip alpha, leaving 3 hits instead of 4.
+    await file(kb, id("skipf2"), "parsing");
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("skipf2"), chunks: ["zeta zeta", "zeta zeta zeta"].map((t, i) => chunk(i, t)) });
+    const hiddenIds = new Set((await db.chunk.findMany({ where: { fileId: id("skipf2") }, select: { id: true } })).map((c) => c.id));
+    const hidden = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["zeta", "alpha"], limit: 4, postingsCap: 120 });
+    expect(hidden.hits).toHaveLength(4);
+    expect(hidden.hits.some((h) => hiddenIds.has(h.chunkId))).toBe(false);
+    expect(hidden.postingsRead.capped).toBeGreaterThan(0);
+  });
+
   it("replaceFileChunks is idempotent and writes tokens, token_count and postings", async () => {
     const fid = id("fidem");
     await file(KB_C, fid);
