@@ -18,6 +18,8 @@ const envSchema = z.object({
   PUBLIC_ORIGIN: z.string().url().optional(),
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().default("./data"),
+  // on = PGlite runs in a worker thread (its own core); off = in the server's main thread.
+  PGLITE_WORKER: z.enum(["on", "off"]).default("on"),
   SEED_SAMPLE: boolish.default(true),
 
   MAX_FILE_BYTES: intIn(1, 2 ** 31, 50 * 1024 * 1024),

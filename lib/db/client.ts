@@ -11,6 +11,7 @@ import { PrismaClient } from "@/lib/generated/prisma/client";
 import { acquireDataDirLock } from "./data-dir-lock";
 import { applyMigrations, type SqlRunner } from "./migrate";
 import { PGliteStatementCache } from "./pglite-statement-cache";
+import { PGliteWorkerClient } from "./pglite-worker-client";
 
 export type Db = PrismaClient;
 
@@ -24,10 +25,11 @@ interface DbHandle {
 // reloads share it (a second PGlite on the same directory would corrupt it).
 const g = globalThis as unknown as { __kaDb?: Promise<DbHandle> };
 
-async function openPglite(dataDir: string): Promise<DbHandle> {
+async function openPglite(dataDir: string, inWorker: boolean): Promise<DbHandle> {
   const release = dataDir.startsWith("memory://") ? () => {} : acquireDataDirLock(dataDir);
   try {
     const dir = dataDir.startsWith("memory://") ? dataDir : path.join(dataDir, "pglite");
+    if (inWorker) return await openPgliteWorker(dir, release);
     const client = await PGlite.create(dir, { extensions: { vector, pg_trgm } });
     const runner: SqlRunner = {
       exec: async (sql) => void (await client.exec(sql)),
@@ -52,6 +54,36 @@ async function openPglite(dataDir: string): Promise<DbHandle> {
   }
 }
 
+// PGlite in a worker thread (pglite-worker.mjs): SQL runs on its own core instead of
+// between the app's HTTP/SSE work. The worker owns the instance and the statement cache;
+// migrations run through it like any other statement.
+async function openPgliteWorker(dir: string, release: () => void): Promise<DbHandle> {
+  const client = await PGliteWorkerClient.open(dir);
+  try {
+    await applyMigrations({
+      exec: async (sql) => void (await client.exec(sql)),
+      query: async <T>(sql: string, params?: unknown[]) => (await client.query<T>(sql, params)).rows,
+    });
+  } catch (e) {
+    await client.close().catch(() => {});
+    throw e;
+  }
+  // The adapter only calls query/exec/transaction, which the worker client provides.
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(client as unknown as PGlite) });
+  return {
+    prisma,
+    kind: "pglite",
+    async close() {
+      try {
+        await prisma.$disconnect();
+        await client.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
 async function openPostgres(url: string): Promise<DbHandle> {
   const migrator = new pg.Client({ connectionString: url });
   await migrator.connect();
@@ -71,16 +103,23 @@ async function openPostgres(url: string): Promise<DbHandle> {
 export interface OpenOptions {
   databaseUrl?: string;
   dataDir?: string;
+  /** PGlite in a worker thread; default: PGLITE_WORKER from the environment ("off" runs it in process). */
+  pgliteWorker?: boolean;
 }
 
 export function openDatabase(opts: OpenOptions): Promise<DbHandle> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(opts.dataDir ?? "./data");
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
+  return openPglite(opts.dataDir ?? "./data", opts.pgliteWorker ?? pgliteWorkerDefault());
+}
+
+function pgliteWorkerDefault(): boolean {
+  return process.env.PGLITE_WORKER !== "off";
 }
 
 function handle(): Promise<DbHandle> {
   if (!g.__kaDb) {
     const env = getEnv();
-    g.__kaDb = openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR });
+    g.__kaDb = openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR, pgliteWorker: env.PGLITE_WORKER === "on" });
     g.__kaDb.catch(() => {
       g.__kaDb = undefined;
     });

@@ -1,0 +1,154 @@
+// The embedded database in a worker thread (see pglite-worker-client.ts for the main-thread side).
+//
+// PGlite runs SQL synchronously in WASM; in the main thread every statement stops the app's
+// HTTP/SSE work. Here it owns one core while the app's JavaScript has the other. Plain ES
+// module that imports only npm packages and the plain-JS statement cache, so Node loads it as
+// is under vitest, `node --import tsx` scripts and `next start` alike.
+//
+// Protocol (structured clone, one reply per request id):
+//   main → worker  { id, op: "query", sql, params, paramTypes?, txId? }
+//                  { id, op: "exec", sql, txId? }
+//                  { id, op: "begin" } → txId        { id, op: "rollback", txId }
+//                  { id, op: "end", txId, commit }   { id, op: "close" }
+//   worker → main  { id, ok: true, result } | { id, ok: false, error }
+//   once at start  { ready: true, arrayTypes: [[typarray, elementOid], …] } | { ready: false, error }
+// Results carry raw text values (identity parsers for every type) plus the fields' dataTypeIDs;
+// the main thread applies the parsers, since functions cannot cross threads.
+import { parentPort, workerData } from "node:worker_threads";
+import { PGlite, messages, types } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { PGliteStatementCache } from "./pglite-statement-cache.mjs";
+
+const port = parentPort;
+if (!port) throw new Error("pglite-worker.mjs must run in a worker thread");
+
+/** @type {PGlite} */
+let pg;
+/** @type {PGliteStatementCache} */
+let cache;
+/** Identity parsers for every type PGlite knows: values stay text. */
+let raw = {};
+let closed = false;
+
+/** Open transactions: PGlite's transaction() callback is held open until "end". */
+const txs = new Map();
+let txSeq = 0;
+
+const identity = (x) => x;
+
+function serializeError(e) {
+  if (e instanceof messages.DatabaseError) {
+    const fields = {};
+    for (const [k, v] of Object.entries(e)) {
+      if (k === "queryOptions" || k === "params") continue;
+      if (v === undefined || v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean") fields[k] = v;
+    }
+    return { kind: "database", message: e.message, length: e.length, name: e.name, fields, stack: e.stack, hasQuery: "query" in e };
+  }
+  const err = e instanceof Error ? e : new Error(String(e));
+  return { kind: "error", name: err.name, message: err.message, stack: err.stack };
+}
+
+function txOp(txId, fn) {
+  const entry = txs.get(txId);
+  if (!entry) return Promise.reject(new Error("Transaction is closed"));
+  // Operations of one transaction run in the order they were sent (the adapter does not
+  // await rollback() before ending the transaction).
+  const p = entry.chain.then(() => fn(entry.tx));
+  entry.chain = p.then(
+    () => {},
+    () => {},
+  );
+  return p;
+}
+
+function begin() {
+  return new Promise((resolve, reject) => {
+    const id = ++txSeq;
+    let started = false;
+    const done = cache.transaction(
+      (tx) =>
+        new Promise((commit, abort) => {
+          started = true;
+          txs.set(id, { tx, chain: Promise.resolve(), commit, abort, done });
+          resolve(id);
+        }),
+    );
+    // BEGIN failed (or the transaction never started): the caller gets the error. Later
+    // failures (COMMIT) are reported by "end".
+    done.catch((e) => {
+      if (!started) reject(e);
+    });
+  });
+}
+
+const ROLLED_BACK = Symbol("rolled back");
+
+async function end(txId, commit) {
+  const entry = txs.get(txId);
+  if (!entry) throw new Error("Transaction is closed");
+  await entry.chain;
+  txs.delete(txId);
+  if (commit) {
+    entry.commit();
+    await entry.done;
+    return null;
+  }
+  entry.abort(ROLLED_BACK);
+  try {
+    await entry.done;
+  } catch (e) {
+    if (e !== ROLLED_BACK) throw e;
+  }
+  return null;
+}
+
+function dispatch(msg) {
+  if (closed) return Promise.reject(new Error("The PGlite worker is closed"));
+  const opts = { rowMode: "array", parsers: raw };
+  switch (msg.op) {
+    case "query":
+      if (msg.paramTypes) opts.paramTypes = msg.paramTypes;
+      return msg.txId ? txOp(msg.txId, (tx) => tx.query(msg.sql, msg.params, opts)) : cache.query(msg.sql, msg.params, opts);
+    case "exec":
+      return msg.txId ? txOp(msg.txId, (tx) => tx.exec(msg.sql, opts)) : cache.exec(msg.sql, opts);
+    case "begin":
+      return begin();
+    case "rollback":
+      return txOp(msg.txId, (tx) => tx.rollback()).then(() => null);
+    case "end":
+      return end(msg.txId, msg.commit);
+    case "close":
+      closed = true;
+      return pg.close().then(() => null);
+    default:
+      return Promise.reject(new Error(`Unknown PGlite worker operation ${String(msg.op)}`));
+  }
+}
+
+port.on("message", (msg) => {
+  dispatch(msg).then(
+    (result) => port.postMessage({ id: msg.id, ok: true, result }),
+    (e) => port.postMessage({ id: msg.id, ok: false, error: serializeError(e) }),
+  );
+});
+
+try {
+  pg = await PGlite.create(workerData.dir, { extensions: { vector, pg_trgm } });
+  cache = new PGliteStatementCache(pg);
+  for (const k of Object.keys({ ...types.parsers, ...pg.parsers })) raw[k] = identity;
+  // The same query PGlite ran at start to register its array parsers (BasePGlite._initArrayTypes).
+  const arrays = await pg.query(`
+    SELECT b.oid, b.typarray
+    FROM pg_catalog.pg_type a
+    LEFT JOIN pg_catalog.pg_type b ON b.oid = a.typelem
+    WHERE a.typcategory = 'A'
+    GROUP BY b.oid, b.typarray
+    ORDER BY b.oid
+  `);
+  const arrayTypes = arrays.rows.filter((r) => r.oid != null && r.typarray != null).map((r) => [r.typarray, r.oid]);
+  port.postMessage({ ready: true, arrayTypes });
+} catch (e) {
+  port.postMessage({ ready: false, error: serializeError(e) });
+}
