@@ -59,7 +59,7 @@ export interface WorkerTransaction {
 
 /** lib/db/pglite-worker.mjs, from the repository root (the app always runs from there). */
 export function defaultWorkerEntry(): string {
-  return path.join(process.cwd(), "lib", "db", "pglite-worker.mjs");
+  return path.join(/* turbopackIgnore: true */ process.cwd(), "lib", "db", "pglite-worker.mjs");
 }
 
 function toError(e: SerializedError, context?: { sql: string; params?: unknown[]; options?: QueryOptions }): Error {
@@ -107,11 +107,13 @@ export class PGliteWorkerClient {
 
   /** Starts the worker, which opens (or creates) the database in `dataDir`. */
   static open(dataDir: string, entry = defaultWorkerEntry()): Promise<PGliteWorkerClient> {
-    if (!existsSync(entry)) {
+    if (!existsSync(/* turbopackIgnore: true */ entry)) {
       return Promise.reject(new Error(`PGlite worker entry not found at ${entry} (the app runs from the repository root); set PGLITE_WORKER=off to run PGlite in process`));
     }
     // No execArgv: the worker needs neither the tsx loader nor the react-server condition.
-    const worker = new Worker(entry, { workerData: { dir: dataDir }, execArgv: [] });
+    // Reflect.construct: the bundler must not treat the entry as a module to bundle (a dynamic
+    // `new Worker(path)` makes Turbopack try to bundle every file of the project); Node loads it.
+    const worker: Worker = Reflect.construct(Worker, [/* turbopackIgnore: true */ entry, { workerData: { dir: dataDir }, execArgv: [] }]);
     return new Promise((resolve, reject) => {
       const cleanup = () => {
         worker.off("message", onMessage);
