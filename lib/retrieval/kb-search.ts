@@ -147,6 +147,7 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
     cands.map((c) => c.chunkId),
   );
   const rowById = new Map(rows.map((r) => [r.id, r]));
+  addHeadingBonus(cands, rowById, lex.terms, idfMass, p.calibration ?? DEFAULT_LEXICAL_CALIBRATION);
   // Dedupe: same chunk id is already merged; identical content (a file uploaded twice under
   // another name, repeated boilerplate) keeps its best-scored copy.
   cands.sort(byScore);
@@ -205,6 +206,34 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
     metadata: { lexical: c.lex === null ? null : round(c.lex), vector: c.vec === null ? null : round(c.vec) },
   }));
   return { hits, diagnostics };
+}
+
+/**
+ * Heading bonus: HEADING_WEIGHT × qtf·idf of each query term in the chunk's heading path (a
+ * section or document title says what the chunk is about; BM25 alone weighs a title word like
+ * any other). Chosen with the context bonus in lexical.ts on both benchmark sets.
+ */
+export const HEADING_WEIGHT = 0.25;
+
+function addHeadingBonus(
+  cands: Candidate[],
+  rowById: Map<string, ChunkRow>,
+  terms: { term: string; qtf: number; idf: number }[],
+  idfMass: number,
+  calibration: LexicalCalibration,
+) {
+  const headingTerms = new Map<string, Set<string>>();
+  for (const c of cands) {
+    const heading = rowById.get(c.chunkId)?.heading_path;
+    if (c.lex === null || !heading) continue;
+    let set = headingTerms.get(heading);
+    if (!set) headingTerms.set(heading, (set = new Set(tokenize(heading))));
+    const bonus = terms.reduce((sum, t) => (set.has(t.term) ? sum + t.qtf * t.idf : sum), 0);
+    if (bonus === 0) continue;
+    c.lexRaw += HEADING_WEIGHT * bonus;
+    c.lex = calibrateLexical(lexicalRatio(c.lexRaw, idfMass), calibration);
+    c.score = fuseScores(c.lex, c.vec);
+  }
 }
 
 /** Calibrated scores saturate near 1, so ties fall back to the raw signals, then the id. */

@@ -160,10 +160,10 @@ describe("retrieval on the real database", () => {
     const texts = ["red fox", "red red fox jumps", "red dog", "blue fox", "red blue green", "green fox fox", "red", "fox den red red red"];
     await replaceFileChunks(db, { knowledgeId: kb, fileId: id("fc1"), chunks: texts.map((t, i) => chunk(i, t)) });
     for (const tokens of [["red", "fox"], ["red", "green"], ["fox", "den", "zebra"]]) {
-      const exact = await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit: 100, postingsCap: 1000 });
+      const exact = await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit: 100, postingsCap: 1000, contextWeight: 0 });
       const exactScore = new Map(exact.hits.map((h) => [h.chunkId, h]));
       // At most 2 postings read per term: "red" (df 6) and "fox" (df 5) are capped.
-      const cut = await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit: 5, postingsCap: 2 });
+      const cut = await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit: 5, postingsCap: 2, contextWeight: 0 });
       expect(cut.terms).toEqual(exact.terms);
       expect(cut.hits[0]!.chunkId).toBe(exact.hits[0]!.chunkId);
       for (const h of cut.hits) {
@@ -173,7 +173,7 @@ describe("retrieval on the real database", () => {
       }
       expect(cut.hits.map((h) => h.score)).toEqual([...cut.hits.map((h) => h.score)].sort((a, b) => b - a));
       // Without capped terms nothing is cut.
-      const rare = await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit: 5, postingsCap: 6 });
+      const rare = await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit: 5, postingsCap: 6, contextWeight: 0 });
       expect(rare.hits.map((h) => h.chunkId)).toEqual(exact.hits.slice(0, 5).map((h) => h.chunkId));
     }
   });
@@ -191,35 +191,71 @@ describe("retrieval on the real database", () => {
     texts[4] = "alpha alpha alpha omega";
     await replaceFileChunks(db, { knowledgeId: kb, fileId: id("skipf1"), chunks: texts.map((t, i) => chunk(i, t)) });
     const exactTop = async (tokens: string[], limit: number) =>
-      (await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit, postingsCap: 1000 })).hits.map((h) => [h.chunkId, h.score]);
+      (await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit, postingsCap: 1000, contextWeight: 0 })).hits.map((h) => [h.chunkId, h.score]);
 
+    // (Context bonus off: these checks compare against the exact BM25 scores.)
     // "zeta" alone lifts 3 chunks above anything "alpha" can give: alpha's postings are not read.
-    const skip = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["zeta", "alpha"], limit: 2, postingsCap: 120 });
+    const skip = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["zeta", "alpha"], limit: 2, postingsCap: 120, contextWeight: 0 });
     expect(skip.postingsRead).toEqual({ uncapped: 3, capped: 0 });
     expect(skip.hits.map((h) => [h.chunkId, h.score])).toEqual(await exactTop(["zeta", "alpha"], 2));
 
     // Asking for more hits than strong candidates exist: alpha's best postings are read again.
-    const fill = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["zeta", "alpha"], limit: 5, postingsCap: 120 });
+    const fill = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["zeta", "alpha"], limit: 5, postingsCap: 120, contextWeight: 0 });
     expect(fill.postingsRead.capped).toBeGreaterThan(0);
     expect(fill.hits.slice(0, 3).map((h) => [h.chunkId, h.score])).toEqual((await exactTop(["zeta", "alpha"], 3)));
 
     // "alpha" is nearly everywhere (idf ≈ 0.02) next to a term the KB lacks: a perfect alpha
     // match is a negligible share of the query, so only as many postings as candidates (100).
-    const negligible = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["alpha", "absentterm"], limit: 5, postingsCap: 120 });
+    const negligible = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["alpha", "absentterm"], limit: 5, postingsCap: 120, contextWeight: 0 });
     expect(negligible.postingsRead).toEqual({ uncapped: 0, capped: 100 });
     expect(negligible.hits[0]!.chunkId).toBe((await exactTop(["alpha", "absentterm"], 1))[0]![0]);
     // With the share set to 0 the full cap is read.
-    const full = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["alpha", "absentterm"], limit: 5, postingsCap: 120, negligibleShare: 0 });
+    const full = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["alpha", "absentterm"], limit: 5, postingsCap: 120, negligibleShare: 0, contextWeight: 0 });
     expect(full.postingsRead).toEqual({ uncapped: 0, capped: 120 });
     // Chunks of files that are not searchable cannot count as strong candidates: two hidden
     // "zeta" chunks would make 5 ≥ 4 and skip alpha, leaving 3 hits instead of 4.
     await file(kb, id("skipf2"), "parsing");
     await replaceFileChunks(db, { knowledgeId: kb, fileId: id("skipf2"), chunks: ["zeta zeta", "zeta zeta zeta"].map((t, i) => chunk(i, t)) });
     const hiddenIds = new Set((await db.chunk.findMany({ where: { fileId: id("skipf2") }, select: { id: true } })).map((c) => c.id));
-    const hidden = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["zeta", "alpha"], limit: 4, postingsCap: 120 });
+    const hidden = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["zeta", "alpha"], limit: 4, postingsCap: 120, contextWeight: 0 });
     expect(hidden.hits).toHaveLength(4);
     expect(hidden.hits.some((h) => hiddenIds.has(h.chunkId))).toBe(false);
     expect(hidden.postingsRead.capped).toBeGreaterThan(0);
+  });
+
+  it("adds the context bonus: query terms a chunk lacks but its neighbours in the file hold", async () => {
+    const kb = id("kbCtx");
+    await db.knowledge.create({ data: { id: kb, name: kb, ownerId: id("u") } });
+    await file(kb, id("ctxf1"));
+    await file(kb, id("ctxf2"));
+    // File 1: "tower" at ordinal 0, "height" at 2 and "paris" far away at 9.
+    const f1 = ["tower built", "filler one", "height meters", "filler two", "filler three", "filler four", "filler five", "filler six", "filler seven", "paris city"];
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("ctxf1"), chunks: f1.map((t, i) => chunk(i, t)) });
+    // File 2: "height" alone, with no query term nearby.
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("ctxf2"), chunks: [chunk(0, "height meters"), chunk(1, "other words")] });
+    const tokens = tokenize("tower height paris");
+    const plain = await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit: 10, contextWeight: 0 });
+    const withCtx = await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit: 10, contextWeight: 0.5, contextWindow: 3 });
+    const w = new Map(withCtx.terms.map((t) => [t.term, t.qtf * t.idf]));
+    const byContent = async (r: typeof plain) => {
+      const rows = await db.chunk.findMany({ where: { id: { in: r.hits.map((h) => h.chunkId) } }, select: { id: true, content: true, fileId: true } });
+      const m = new Map(rows.map((x) => [x.id, `${x.fileId === id("ctxf1") ? 1 : 2}:${x.content}`]));
+      return new Map(r.hits.map((h) => [m.get(h.chunkId)!, h.score]));
+    };
+    const p = await byContent(plain);
+    const c = await byContent(withCtx);
+    // "tower built" (ordinal 0) has "height" 2 chunks away; "paris" (9) is outside the window.
+    expect(c.get("1:tower built")! - p.get("1:tower built")!).toBeCloseTo(0.5 * w.get(tokenize("height")[0]!)!, 9);
+    // "height meters" in file 1 has "tower" nearby; in file 2 it has nothing.
+    expect(c.get("1:height meters")! - p.get("1:height meters")!).toBeCloseTo(0.5 * w.get(tokenize("tower")[0]!)!, 9);
+    expect(c.get("2:height meters")).toBeCloseTo(p.get("2:height meters")!, 9);
+    expect(c.get("1:paris city")).toBeCloseTo(p.get("1:paris city")!, 9);
+    // So the passage's chunk now outranks the lone copy elsewhere, which tied before.
+    expect(p.get("1:height meters")).toBeCloseTo(p.get("2:height meters")!, 9);
+    expect(c.get("1:height meters")!).toBeGreaterThan(c.get("2:height meters")!);
+    // A window of 1 no longer reaches from ordinal 0 to 2.
+    const narrow = await byContent(await lexicalSearch(db, { knowledgeIds: [kb], tokens, limit: 10, contextWeight: 0.5, contextWindow: 1 }));
+    expect(narrow.get("1:tower built")).toBeCloseTo(p.get("1:tower built")!, 9);
   });
 
   it("replaceFileChunks is idempotent and writes tokens, token_count and postings", async () => {

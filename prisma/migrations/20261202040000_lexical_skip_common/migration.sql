@@ -6,12 +6,15 @@
 --  * otherwise, when even a perfect match on all capped terms stays below $12 of the query's
 --    weight (chunks calibrated near 0, far below any min_score), each capped term reads only as
 --    many postings as there are candidates ($8) instead of $7.
--- Same arguments as before plus $12; the same result rows (see 20261202030000_lexical_function)
+-- And it rewards context: a chunk gets $13 × the weight of the (uncapped) query terms it lacks
+-- but that occur within $14 chunks of it in the same file — a sentence of the passage that
+-- answers the question is found even when the question's other words are in its neighbours.
+-- Same arguments as before plus $12, $13, $14; the same result rows (see 20261202030000_lexical_function)
 -- plus ('r', '', postings read of uncapped terms, postings read of capped terms) once.
 DROP FUNCTION "retrieval_lexical_search"(text[], text[], integer[], float8, float8, integer, integer, integer, text[], text, float8);
 
 CREATE FUNCTION "retrieval_lexical_search"(
-  text[], text[], integer[], float8, float8, integer, integer, integer, text[], text, float8, float8
+  text[], text[], integer[], float8, float8, integer, integer, integer, text[], text, float8, float8, float8, integer
 ) RETURNS TABLE (kind text, key text, a float8, b float8)
 LANGUAGE plpgsql STABLE
 SET plan_cache_mode = force_generic_plan
@@ -43,24 +46,57 @@ BEGIN
     WHERE $10 IS NOT NULL AND f.knowledge_id = ANY($1) AND (f.status < $10 OR f.status > $10)
   ), pr AS MATERIALIZED (
     -- Every posting of the uncapped terms (at most $7 per KB and term by definition).
-    SELECT x.chunk_id, x.file_id, w.w, false AS capped, x.tf, x.doc_len
+    SELECT x.chunk_id, x.file_id, w.term, w.w, x.tf, x.doc_len
     FROM w CROSS JOIN unnest($1) AS kb(id)
     CROSS JOIN LATERAL (
       SELECT ct.chunk_id, ct.file_id, ct.tf, ct.doc_len FROM chunk_terms ct
       WHERE ct.knowledge_id = kb.id AND ct.term = w.term AND ($9 IS NULL OR ct.file_id = ANY($9))
     ) x
     WHERE w.df > 0 AND NOT w.capped AND x.file_id NOT IN (SELECT id FROM bad)
+  ), multi AS MATERIALIZED (
+    -- Context can only come from another matched chunk of the same file.
+    SELECT pr.file_id FROM pr WHERE $13 > 0 GROUP BY pr.file_id HAVING count(DISTINCT pr.chunk_id) > 1
+  ), pp AS MATERIALIZED (
+    -- Those files' postings with their chunk's position ((file_id, ordinal) is unique).
+    SELECT pr.*, (SELECT ch.ordinal FROM chunks ch WHERE ch.id = pr.chunk_id) AS ordinal
+    FROM pr WHERE pr.file_id IN (SELECT multi.file_id FROM multi)
+  ), ctx AS MATERIALIZED (
+    -- Context weight per position: each posting covers the $14 positions on either side; a
+    -- term counts once per position and not at all where the chunk holds it itself. (Grouping
+    -- instead of joining keeps this linear: the planner cannot see inside these CTEs.)
+    SELECT z.file_id, z.ordinal, sum(z.w) AS bonus FROM (
+      SELECT pp.file_id, g.t AS ordinal, pp.term, max(pp.w) AS w, bool_or(g.t = pp.ordinal) AS own
+      FROM pp CROSS JOIN LATERAL generate_series(pp.ordinal - $14, pp.ordinal + $14) AS g(t)
+      GROUP BY pp.file_id, g.t, pp.term
+    ) z WHERE NOT z.own GROUP BY z.file_id, z.ordinal
+  ), rare AS MATERIALIZED (
+    -- Exact score of each chunk from the uncapped terms plus its context weight, grouped by
+    -- chunk (or by position, which is the same chunk, where context applies).
+    SELECT max(u.chunk_id) AS chunk_id, sum(u.part) + $13 * sum(u.bonus) AS score, sum(u.matched) AS matched
+    FROM (
+      SELECT pr.chunk_id AS key, pr.chunk_id,
+             pr.w * (pr.tf * ($4 + 1) / (pr.tf + $4 * (1 - $5 + $5 * pr.doc_len / greatest(st.avgdl, 1))) + $11) AS part,
+             0::float8 AS bonus, 1 AS matched
+      FROM pr CROSS JOIN st WHERE pr.file_id NOT IN (SELECT multi.file_id FROM multi)
+      UNION ALL
+      SELECT pp.file_id || '/' || pp.ordinal, pp.chunk_id,
+             pp.w * (pp.tf * ($4 + 1) / (pp.tf + $4 * (1 - $5 + $5 * pp.doc_len / greatest(st.avgdl, 1))) + $11),
+             0, 1
+      FROM pp CROSS JOIN st
+      UNION ALL
+      SELECT ctx.file_id || '/' || ctx.ordinal, NULL, 0, ctx.bonus, 0 FROM ctx
+    ) u
+    GROUP BY u.key
+    HAVING count(u.chunk_id) > 0
   ), enough AS MATERIALIZED (
-    -- Do at least $6 chunks already reach capped_max through the uncapped terms?
+    -- Do at least $6 chunks already reach capped_max through the uncapped terms? (A chunk
+    -- holding only capped terms gets no context weight, so capped_max bounds it.)
     SELECT count(*) >= $6 AS yes FROM (
-      SELECT 1 FROM pr CROSS JOIN st CROSS JOIN bound
-      GROUP BY pr.chunk_id, bound.capped_max
-      HAVING sum(pr.w * (pr.tf * ($4 + 1) / (pr.tf + $4 * (1 - $5 + $5 * pr.doc_len / greatest(st.avgdl, 1))) + $11)) >= bound.capped_max
-      LIMIT $6
+      SELECT 1 FROM rare CROSS JOIN bound WHERE rare.score >= bound.capped_max LIMIT $6
     ) strong
   ), pc AS MATERIALIZED (
     -- The best postings (impact order) of each capped term, as many as the bounds above allow.
-    SELECT x.chunk_id, x.file_id, w.w, true AS capped, x.tf, x.doc_len
+    SELECT x.chunk_id, x.file_id, w.term, w.w, true AS capped, x.tf, x.doc_len
     FROM w CROSS JOIN unnest($1) AS kb(id) CROSS JOIN bound CROSS JOIN enough
     CROSS JOIN LATERAL (
       SELECT ct.chunk_id, ct.file_id, ct.tf, ct.doc_len FROM chunk_terms ct
@@ -71,17 +107,18 @@ BEGIN
                  ELSE $7 END
     ) x
     WHERE w.df > 0 AND w.capped AND x.file_id NOT IN (SELECT id FROM bad)
-  ), p AS (
-    SELECT * FROM pr UNION ALL SELECT * FROM pc
   ), c AS MATERIALIZED (
-    SELECT p.chunk_id,
-           sum(p.w * (p.tf * ($4 + 1) / (p.tf + $4 * (1 - $5 + $5 * p.doc_len / greatest(st.avgdl, 1))) + $11)) AS lb,
-           sum(CASE WHEN p.capped THEN 0
-                    ELSE p.w * (p.tf * ($4 + 1) / (p.tf + $4 * (1 - $5 + $5 * p.doc_len / greatest(st.avgdl, 1))) + $11) END) AS exact,
-           count(*) FILTER (WHERE NOT p.capped) AS matched
-    FROM p CROSS JOIN st
-    GROUP BY p.chunk_id
-    ORDER BY lb DESC, p.chunk_id
+    -- Candidates: lower bound = exact uncapped score + context + the capped postings read.
+    SELECT coalesce(r.chunk_id, k.chunk_id) AS chunk_id,
+           coalesce(r.score, 0) + coalesce(k.part, 0) AS lb,
+           coalesce(r.score, 0) AS exact,
+           coalesce(r.matched, 0) AS matched
+    FROM rare r
+    FULL JOIN (
+      SELECT pc.chunk_id, sum(pc.w * (pc.tf * ($4 + 1) / (pc.tf + $4 * (1 - $5 + $5 * pc.doc_len / greatest(st.avgdl, 1))) + $11)) AS part
+      FROM pc CROSS JOIN st GROUP BY pc.chunk_id
+    ) k ON k.chunk_id = r.chunk_id
+    ORDER BY lb DESC, chunk_id
     LIMIT $8
   ), s AS (
     SELECT c.chunk_id,
