@@ -16,7 +16,7 @@ import path from "node:path";
 import MiniSearch from "minisearch";
 import { openDatabase } from "@/lib/db/client";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
-import { DEFAULT_LEXICAL_CALIBRATION, inverseCalibrateLexical } from "@/lib/retrieval/calibrate";
+import { ANSWERABILITY, DEFAULT_LEXICAL_CALIBRATION } from "@/lib/retrieval/calibrate";
 import { retrieve } from "@/lib/retrieval/core";
 import { replaceFileChunks } from "@/lib/retrieval/index-writer";
 import { tokenize, DEFAULT_TOKENIZE_OPTIONS } from "@/lib/retrieval/text/tokenize";
@@ -186,16 +186,16 @@ function ctxFor(kb: string): RetrievalContext {
   return { ownerId: "bench", sessionId: "bench", turnId: "bench", traceId: "bench", signal: new AbortController().signal, readableKnowledgeIds: new Set([kb]) };
 }
 
-async function runQueries(db: PrismaClient, kb: string, chunkToDoc: Map<string, string>, qs: Query[], topK = 20) {
+async function runQueries(db: PrismaClient, kb: string, chunkToDoc: Map<string, string>, qs: Query[], topK = 20, answerabilityTau?: number | null) {
   const ranked = new Map<string, string[]>();
   const top = new Map<string, { docs: string[]; scores: number[] }>();
   const lat: number[] = [];
   const ctx = ctxFor(kb);
   // Warm-up (JIT, jieba dictionary, plan caches) is not measured.
-  for (const q of qs.slice(0, 20)) await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta });
+  for (const q of qs.slice(0, 20)) await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta, answerabilityTau });
   for (const q of qs) {
     const t0 = performance.now();
-    const res = await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta });
+    const res = await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta, answerabilityTau });
     lat.push(performance.now() - t0);
     const ds = res.hits.map((h) => chunkToDoc.get(h.chunkId!) ?? "?");
     ranked.set(q.id, ds);
@@ -279,8 +279,7 @@ async function abstention(lines: string[]) {
   );
   const artOfQuery = (q: Query) => articleOf([...qrels.get(q.id)!.keys()][0]!);
   const ratios: { answerable: number[]; unanswerable: number[] } = { answerable: [], unanswerable: [] };
-  // What other lexical midpoints would give (score ≥ 0.5 ⇔ coverage ratio ≥ midpoint; lexical only).
-  const midpoints = [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
+  const taus: (number | null)[] = [null, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5];
   const tradeoff: string[] = [];
   for (const parity of [0, 1]) {
     const inKb = new Set(articles.filter((_, i) => i % 2 === parity));
@@ -303,16 +302,19 @@ async function abstention(lines: string[]) {
       for (const q of unanswerable) ratios.unanswerable.push(u.top.get(q.id)!.scores[0] ?? 0);
       const r0 = evaluate(a.ranked, answerable).r5;
       const r1 = evaluate(thresholded, answerable).r5;
-      for (const m of midpoints) {
-        const keep = (score: number) => inverseCalibrateLexical(score) >= m;
-        const ab = unanswerable.filter((q) => !keep(u.top.get(q.id)!.scores[0] ?? 0)).length;
+      // Other answerability thresholds τ (and none: the per-hit lexical calibration alone).
+      for (const tau of taus) {
+        const ta = await runQueries(db, kb, chunkToDoc, answerable, 5, tau);
+        const tu = await runQueries(db, kb, chunkToDoc, unanswerable, 5, tau);
+        const ab = unanswerable.filter((q) => (tu.top.get(q.id)!.scores[0] ?? 0) < minScore).length;
         const th = new Map<string, string[]>();
         for (const q of answerable) {
-          const t = a.top.get(q.id)!;
-          th.set(q.id, t.docs.filter((_, i) => keep(t.scores[i]!)));
+          const t = ta.top.get(q.id)!;
+          th.set(q.id, t.docs.filter((_, i) => t.scores[i]! >= minScore));
         }
         const rm = evaluate(th, answerable).r5;
-        tradeoff.push(`| ${parity === 0 ? "even" : "odd"} | ${m}${m === DEFAULT_LEXICAL_CALIBRATION.midpoint ? " (default)" : ""} | ${f1((100 * ab) / unanswerable.length)}% | ${f3(rm)} | ${f1(100 * (r0 - rm))} pts |`);
+        const label = tau === null ? "none (per-hit calibration only)" : `${tau}${tau === ANSWERABILITY.tau ? " (default)" : ""}`;
+        tradeoff.push(`| ${parity === 0 ? "even" : "odd"} | ${label} | ${f1((100 * ab) / unanswerable.length)}% | ${f3(rm)} | ${f1(100 * (r0 - rm))} pts |`);
       }
       lines.push(
         `| ${parity === 0 ? "even" : "odd"} articles (${inKb.size}) | ${unanswerable.length} | ${abstained} (${f1((100 * abstained) / unanswerable.length)}%) | ${answerable.length} | ${f3(r0)} | ${f3(r1)} | ${f1(100 * (r0 - r1))} pts |`,
@@ -325,9 +327,9 @@ async function abstention(lines: string[]) {
   }
   lines.push(
     "",
-    "Trade-off if the lexical calibration midpoint were moved (min_score 0.5 then cuts at that coverage ratio):",
+    "Trade-off over the answerability threshold τ (min_score 0.5 then keeps hits only when P(answerable) ≥ τ; calibrate.ts):",
     "",
-    "| indexed half | midpoint | unanswerable abstained | answerable Recall@5 | drop |",
+    "| indexed half | τ | unanswerable abstained | answerable Recall@5 | drop |",
     "| --- | ---: | ---: | ---: | ---: |",
     ...tradeoff,
   );
@@ -414,7 +416,7 @@ async function main() {
     `Measured ${started} UTC on ${cpus().length} × ${cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}, ${databaseUrl ? "PostgreSQL server" : "embedded PGlite"}. ` +
       `Command: \`node --conditions=react-server --import tsx scripts/bench-retrieval.ts ${argv.join(" ")}\`. ` +
       `Tokenizer: jieba ${DEFAULT_TOKENIZE_OPTIONS.searchMode ? "search mode" : "default mode"}${DEFAULT_TOKENIZE_OPTIONS.cjkBigrams ? " + CJK bigrams" : ""}, Porter stemming, stop words; ` +
-      `lexical calibration midpoint ${DEFAULT_LEXICAL_CALIBRATION.midpoint}, slope ${DEFAULT_LEXICAL_CALIBRATION.slope}.`,
+      `lexical calibration midpoint ${DEFAULT_LEXICAL_CALIBRATION.midpoint}, slope ${DEFAULT_LEXICAL_CALIBRATION.slope}; answerability cap τ ${ANSWERABILITY.tau}.`,
   );
   if (scale) {
     await scaleRun(lines);

@@ -14,6 +14,16 @@
 //   fusion    s   = 1 - (1 - lex)(1 - vec)     (probabilistic OR: equals the single signal when
 //                                               only one ran, never exceeds 1, monotonic in both)
 //   rerank    s   = RERANK_WEIGHT · rerank + (1 - RERANK_WEIGHT) · s
+//
+//   answerability (query level, lexical evidence only)
+//             P   = σ(b + a1·r1 + a2·m1 + a3·u)      r1 = coverage ratio of the best chunk,
+//                                                    m1 = share of the query's idf mass in it,
+//                                                    u  = share of that mass in terms the KB lacks
+//             A   = σ(logit P − logit τ)              so A = 0.5 exactly where P = τ
+//             lexical score of every hit = min(A, cal)  (order unchanged; see answerabilityCap)
+//   A question about something the KB does not hold still finds chunks sharing a few words with
+//   it; one hit's coverage cannot tell them apart from a real answer as well as the whole
+//   query's evidence can (docs/benchmarks-retrieval.md, "Abstention").
 
 export interface LexicalCalibration {
   midpoint: number;
@@ -83,4 +93,33 @@ export function calibrateExternal(score: unknown, rank: number, total: number): 
   // No score: rank-based, from 0.75 for the first down to 0.5 for the last.
   if (total <= 1) return 0.75;
   return 0.75 - (0.25 * rank) / (total - 1);
+}
+
+/**
+ * Query-level answerability model: logistic regression on three lexical features, fitted on the
+ * cmrc2018 abstention experiment (half of the articles indexed, every question asked; fitted on
+ * each half and tested on the other: coefficients stable across halves). τ = 0.2 keeps the
+ * answerable questions' Recall@5 within ~2 points while abstaining on ~74 % of unanswerable
+ * ones (the plain per-hit threshold: ~46 % at that cost).
+ */
+export const ANSWERABILITY = { intercept: -4.543, coverage: 5.331, matchedShare: 4.22, absentShare: -3.317, tau: 0.2 };
+
+export interface AnswerabilityFeatures {
+  /** Coverage ratio r of the best chunk (its raw lexical score / Σ qtf·idf). */
+  coverage: number;
+  /** Σ qtf·idf of the query terms the best chunk contains / Σ qtf·idf. */
+  matchedShare: number;
+  /** Σ qtf·idf of the query terms absent from every searched KB / Σ qtf·idf. */
+  absentShare: number;
+}
+
+/** P(the KB answers the query), from the best chunk's lexical evidence. */
+export function answerability(f: AnswerabilityFeatures, m = ANSWERABILITY): number {
+  return logistic(m.intercept + m.coverage * f.coverage + m.matchedShare * f.matchedShare + m.absentShare * f.absentShare);
+}
+
+/** The cap A applied to every lexical score of the query: 0.5 exactly at P = τ, monotonic in P. */
+export function answerabilityCap(f: AnswerabilityFeatures, m = ANSWERABILITY): number {
+  const logit = m.intercept + m.coverage * f.coverage + m.matchedShare * f.matchedShare + m.absentShare * f.absentShare;
+  return clamp01(logistic(logit - Math.log(m.tau / (1 - m.tau))));
 }

@@ -52,6 +52,8 @@ export interface RetrieveOptions {
   postingsCap?: number;
   /** BM25+ δ (benchmarks); default 0 = plain BM25. */
   bm25Delta?: number;
+  /** τ of the lexical answerability cap (benchmarks); default in calibrate.ts, null = off. */
+  answerabilityTau?: number | null;
   normalizeLimits?: Partial<NormalizeLimits>;
 }
 
@@ -215,6 +217,7 @@ export async function retrieve(
           mmrLambda: opts.mmrLambda,
           postingsCap: opts.postingsCap,
           bm25Delta: opts.bm25Delta,
+          answerabilityTau: opts.answerabilityTau,
         }),
       ctx.signal,
       opts.builtinTimeoutMs ?? DEFAULT_BUILTIN_TIMEOUT_MS,

@@ -3,6 +3,8 @@ import "server-only";
 // function is injected) → calibrated fusion → dedupe → optional rerank → MMR → sorted hits.
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import {
+  ANSWERABILITY,
+  answerabilityCap,
   applyRerank,
   calibrateCosine,
   calibrateLexical,
@@ -38,6 +40,8 @@ export interface KbSearchParams {
   postingsCap?: number;
   /** BM25+ δ (benchmarks); default 0. */
   bm25Delta?: number;
+  /** τ of the answerability cap (default ANSWERABILITY.tau; null = no cap; benchmarks sweep it). */
+  answerabilityTau?: number | null;
 }
 
 export interface KbSearchDiagnostics {
@@ -148,6 +152,7 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
   );
   const rowById = new Map(rows.map((r) => [r.id, r]));
   addHeadingBonus(cands, rowById, lex.terms, idfMass, p.calibration ?? DEFAULT_LEXICAL_CALIBRATION);
+  if (p.answerabilityTau !== null) capByAnswerability(cands, rowById, lex.terms, idfMass, p.answerabilityTau ?? ANSWERABILITY.tau);
   // Dedupe: same chunk id is already merged; identical content (a file uploaded twice under
   // another name, repeated boilerplate) keeps its best-scored copy.
   cands.sort(byScore);
@@ -232,6 +237,37 @@ function addHeadingBonus(
     if (bonus === 0) continue;
     c.lexRaw += HEADING_WEIGHT * bonus;
     c.lex = calibrateLexical(lexicalRatio(c.lexRaw, idfMass), calibration);
+    c.score = fuseScores(c.lex, c.vec);
+  }
+}
+
+/**
+ * Caps every candidate's lexical score by the query's answerability (calibrate.ts), computed
+ * from the best lexical candidate, before rerank and MMR. Vector evidence is not capped (the
+ * model is lexical only). byScore falls back to the raw scores, so the lexical order is kept.
+ */
+function capByAnswerability(
+  cands: Candidate[],
+  rowById: Map<string, ChunkRow>,
+  terms: { term: string; qtf: number; df: number; idf: number }[],
+  idfMass: number,
+  tau: number,
+) {
+  let best: Candidate | undefined;
+  for (const c of cands) if (c.lex !== null && rowById.has(c.chunkId) && (!best || c.lexRaw > best.lexRaw)) best = c;
+  if (!best || !(idfMass > 0)) return;
+  const row = rowById.get(best.chunkId)!;
+  const tokens = new Set(row.tokens ? row.tokens.split(" ") : []);
+  let matched = 0;
+  let absent = 0;
+  for (const t of terms) {
+    if (tokens.has(t.term)) matched += t.qtf * t.idf;
+    if (t.df === 0) absent += t.qtf * t.idf;
+  }
+  const cap = answerabilityCap({ coverage: best.lexRaw / idfMass, matchedShare: matched / idfMass, absentShare: absent / idfMass }, { ...ANSWERABILITY, tau });
+  for (const c of cands) {
+    if (c.lex === null || c.lex <= cap) continue;
+    c.lex = cap;
     c.score = fuseScores(c.lex, c.vec);
   }
 }

@@ -298,6 +298,30 @@ describe("retrieval on the real database", () => {
     expect(rows.map((r) => r.content)).toEqual(["original text"]);
   });
 
+  it("retrieve() caps lexical scores by the query's answerability without changing the order", async () => {
+    const kb = id("kbAns");
+    await db.knowledge.create({ data: { id: kb, name: kb, ownerId: id("u") } });
+    await file(kb, id("ansf1"));
+    const texts = ["alpha beta", "gamma delta", "epsilon zeta", "eta theta", "iota kappa", "lambda mu", "nu xi", "omicron pi", "rho sigma", "tau upsilon"];
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("ansf1"), chunks: texts.map((t, i) => chunk(i, t)) });
+    const ask = async (query: string, answerabilityTau?: number | null) =>
+      (await retrieve({ query, topK: 3, knowledgeBaseIds: [kb] }, ctx([kb]), { db, answerabilityTau })).hits;
+    // Fully covered: the cap is far above the hit's own score.
+    const covered = await ask("alpha beta");
+    expect(covered[0]!.score).toBeGreaterThan(0.9);
+    expect((await ask("alpha beta", null))[0]!.score).toBeCloseTo(covered[0]!.score, 9);
+    // Half of the question's weight is in a word the KB never saw: the best chunk alone still
+    // passes min_score 0.5, the query-level evidence at τ 0.5 does not.
+    const partial = "alpha beta zyxwvut";
+    const uncapped = await ask(partial, null);
+    const strict = await ask(partial, 0.5);
+    expect(uncapped[0]!.score).toBeGreaterThan(0.5);
+    expect(strict[0]!.score).toBeLessThan(0.5);
+    expect(strict.map((h) => h.id)).toEqual(uncapped.map((h) => h.id));
+    // The default τ sits between: never above the uncapped score.
+    expect((await ask(partial))[0]!.score).toBeLessThanOrEqual(uncapped[0]!.score);
+  });
+
   it("retrieve() searches only readable KBs, applies file filters and returns provenance", async () => {
     const all = await retrieve({ query: "cat", topK: 10, knowledgeBaseIds: [KB_A, KB_B] }, ctx([KB_A]), { db });
     expect(all.hits.length).toBe(2);

@@ -8,6 +8,7 @@ import {
   fuseScores,
   lexicalRatio,
 } from "../calibrate";
+import { ANSWERABILITY, answerability, answerabilityCap } from "../calibrate";
 
 const grid = [-5, -1, 0, 1e-9, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1, 1.5, 2, 5, 100, 1e9, Infinity, NaN];
 
@@ -71,5 +72,38 @@ describe("calibration", () => {
       expect(s).toBeLessThanOrEqual(1);
     }
     expect(calibrateExternal(undefined, 0, 3)).toBeGreaterThan(calibrateExternal(undefined, 2, 3));
+  });
+});
+
+describe("answerability cap", () => {
+  const f = (coverage: number, matchedShare: number, absentShare: number) => ({ coverage, matchedShare, absentShare });
+
+  it("is exactly 0.5 where P(answerable) equals τ, and stays in 0..1", () => {
+    // Solve the model for the coverage that gives P = τ with the other features fixed.
+    const m = ANSWERABILITY;
+    const logitTau = Math.log(m.tau / (1 - m.tau));
+    const coverage = (logitTau - m.intercept - m.matchedShare * 0.5) / m.coverage;
+    expect(answerability(f(coverage, 0.5, 0))).toBeCloseTo(m.tau, 12);
+    expect(answerabilityCap(f(coverage, 0.5, 0))).toBeCloseTo(0.5, 12);
+    for (const x of [f(0, 0, 1), f(5, 1, 0), f(-1, -1, 2), f(Number.NaN, 0, 0)]) {
+      const a = answerabilityCap(x);
+      expect(a).toBeGreaterThanOrEqual(0);
+      expect(a).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it("rises with the best chunk's coverage and matched share, falls with the share the KB lacks", () => {
+    expect(answerabilityCap(f(0.6, 0.5, 0))).toBeGreaterThan(answerabilityCap(f(0.3, 0.5, 0)));
+    expect(answerabilityCap(f(0.5, 0.8, 0))).toBeGreaterThan(answerabilityCap(f(0.5, 0.4, 0)));
+    expect(answerabilityCap(f(0.5, 0.5, 0.4))).toBeLessThan(answerabilityCap(f(0.5, 0.5, 0)));
+    // A question whose rare half is absent from the KB is capped below min_score 0.5 even when
+    // a chunk covers the rest well; a question fully covered is not.
+    expect(answerabilityCap(f(0.45, 0.5, 0.5))).toBeLessThan(0.5);
+    expect(answerabilityCap(f(0.9, 1, 0))).toBeGreaterThan(0.9);
+  });
+
+  it("a higher τ makes the cap stricter", () => {
+    const x = f(0.5, 0.6, 0.1);
+    expect(answerabilityCap(x, { ...ANSWERABILITY, tau: 0.5 })).toBeLessThan(answerabilityCap(x, { ...ANSWERABILITY, tau: 0.2 }));
   });
 });
