@@ -41,6 +41,8 @@ const scale = arg("scale") ? Number(arg("scale")) : 0;
 const databaseUrl = arg("database-url");
 const postingsCap = arg("postings-cap") ? Number(arg("postings-cap")) : undefined;
 const bm25Delta = arg("bm25-delta") ? Number(arg("bm25-delta")) : undefined;
+// --lexical-midpoint M: the per-hit lexical calibration midpoint (default in calibrate.ts).
+const calibration = arg("lexical-midpoint") ? { ...DEFAULT_LEXICAL_CALIBRATION, midpoint: Number(arg("lexical-midpoint")) } : undefined;
 
 // ---------- data ----------
 interface Doc {
@@ -192,10 +194,10 @@ async function runQueries(db: PrismaClient, kb: string, chunkToDoc: Map<string, 
   const lat: number[] = [];
   const ctx = ctxFor(kb);
   // Warm-up (JIT, jieba dictionary, plan caches) is not measured.
-  for (const q of qs.slice(0, 20)) await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta, answerabilityTau });
+  for (const q of qs.slice(0, 20)) await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta, answerabilityTau, calibration });
   for (const q of qs) {
     const t0 = performance.now();
-    const res = await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta, answerabilityTau });
+    const res = await retrieve({ query: q.text, topK, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta, answerabilityTau, calibration });
     lat.push(performance.now() - t0);
     const ds = res.hits.map((h) => chunkToDoc.get(h.chunkId!) ?? "?");
     ranked.set(q.id, ds);
@@ -416,7 +418,7 @@ async function main() {
     `Measured ${started} UTC on ${cpus().length} × ${cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}, ${databaseUrl ? "PostgreSQL server" : "embedded PGlite"}. ` +
       `Command: \`node --conditions=react-server --import tsx scripts/bench-retrieval.ts ${argv.join(" ")}\`. ` +
       `Tokenizer: jieba ${DEFAULT_TOKENIZE_OPTIONS.searchMode ? "search mode" : "default mode"}${DEFAULT_TOKENIZE_OPTIONS.cjkBigrams ? " + CJK bigrams" : ""}, Porter stemming, stop words; ` +
-      `lexical calibration midpoint ${DEFAULT_LEXICAL_CALIBRATION.midpoint}, slope ${DEFAULT_LEXICAL_CALIBRATION.slope}; answerability cap τ ${ANSWERABILITY.tau}.`,
+      `lexical calibration midpoint ${calibration?.midpoint ?? DEFAULT_LEXICAL_CALIBRATION.midpoint}, slope ${DEFAULT_LEXICAL_CALIBRATION.slope}; answerability cap τ ${ANSWERABILITY.tau}.`,
   );
   if (scale) {
     await scaleRun(lines);

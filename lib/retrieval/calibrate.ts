@@ -8,7 +8,9 @@
 //   query term once. r measures how much of the query's information the chunk covers, weighted
 //   by rarity; a question about something the KB never mentions keeps its rare terms unmatched
 //   and scores low even if a few common words match. The midpoint is where cal = 0.5; it was
-//   chosen on the abstention experiment (docs/benchmarks-retrieval.md).
+//   chosen on the abstention experiment (docs/benchmarks-retrieval.md) together with the
+//   answerability cap below: the cap decides whether the KB answers the question at all, the
+//   per-hit midpoint (0.25) only drops hits that cover little of it.
 //
 //   vector    cal = clamp((cos - VEC_LOW) / (VEC_HIGH - VEC_LOW), 0, 1)   (model-dependent bounds)
 //   fusion    s   = 1 - (1 - lex)(1 - vec)     (probabilistic OR: equals the single signal when
@@ -30,7 +32,7 @@ export interface LexicalCalibration {
   slope: number;
 }
 
-export const DEFAULT_LEXICAL_CALIBRATION: LexicalCalibration = { midpoint: 0.45, slope: 10 };
+export const DEFAULT_LEXICAL_CALIBRATION: LexicalCalibration = { midpoint: 0.25, slope: 10 };
 export const VEC_LOW = 0.3;
 export const VEC_HIGH = 0.85;
 export const RERANK_WEIGHT = 0.7;
@@ -98,11 +100,11 @@ export function calibrateExternal(score: unknown, rank: number, total: number): 
 /**
  * Query-level answerability model: logistic regression on three lexical features, fitted on the
  * cmrc2018 abstention experiment (half of the articles indexed, every question asked; fitted on
- * each half and tested on the other: coefficients stable across halves). τ = 0.2 keeps the
- * answerable questions' Recall@5 within ~2 points while abstaining on ~74 % of unanswerable
- * ones (the plain per-hit threshold: ~46 % at that cost).
+ * each half and tested on the other: coefficients stable across halves). With the per-hit
+ * midpoint 0.25, τ = 0.15 keeps the answerable questions' Recall@5 within 2 points while
+ * abstaining on ~70 % of unanswerable ones (a per-hit threshold alone: ~46 % at that cost).
  */
-export const ANSWERABILITY = { intercept: -4.543, coverage: 5.331, matchedShare: 4.22, absentShare: -3.317, tau: 0.2 };
+export const ANSWERABILITY = { intercept: -4.543, coverage: 5.331, matchedShare: 4.22, absentShare: -3.317, tau: 0.15 };
 
 export interface AnswerabilityFeatures {
   /** Coverage ratio r of the best chunk (its raw lexical score / Σ qtf·idf). */
