@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Principal } from "@/lib/auth/session";
-import { getDb, type Db } from "@/lib/db/client";
+import { getDb, getRawDb, type Db, type RawDb } from "@/lib/db/client";
 import { getKnowledgeSummary } from "@/lib/db/knowledges";
 import { getEnv } from "@/lib/env";
 import { AppError, isAppError } from "@/lib/errors";
@@ -46,6 +46,8 @@ const NO_BASIS_ZH = "当前知识库未检索到足够依据。";
 
 interface Prepared {
   db: Db;
+  /** The same database without Prisma's client, for this turn's hot raw statements. */
+  raw: RawDb;
   principal: Principal;
   knowledgeId: string;
   input: ChatInput;
@@ -66,14 +68,14 @@ interface Prepared {
  * answers with the JSON envelope. The user message is saved before any streaming.
  */
 export async function prepareChatTurn(principal: Principal, knowledgeId: string, input: ChatInput): Promise<Prepared> {
-  const db = await getDb();
+  const [db, raw] = await Promise.all([getDb(), getRawDb()]);
   const question = input.message.trim();
   if (question.length === 0) throw new AppError("MESSAGE_EMPTY");
   if ([...question].length > MAX_MESSAGE_CHARS) throw new AppError("MESSAGE_TOO_LONG", `The question is longer than ${MAX_MESSAGE_CHARS} characters.`);
 
   // One query answers membership (KNOWLEDGE_NOT_FOUND for non-members), assistant access and
   // the file counts; every role may read.
-  const kb = await getKnowledgeSummary(db, principal.user.id, knowledgeId);
+  const kb = await getKnowledgeSummary(raw, principal.user.id, knowledgeId);
   if (!kb.assistant_enabled) throw new AppError("FORBIDDEN", "The assistant is not enabled for you on this knowledge base.");
   if (kb.file_count === 0) throw new AppError("KNOWLEDGE_EMPTY");
   if (kb.ready_file_count === 0) throw new AppError("KNOWLEDGE_NOT_READY");
@@ -95,13 +97,13 @@ export async function prepareChatTurn(principal: Principal, knowledgeId: string,
     conversationId = (await findConversation(db, principal.user.id, knowledgeId, input.conversation_id)).id;
     await acquireTurn(db, conversationId, turnId);
     try {
-      userMessageId = await saveMessage(db, { conversationId, role: "user", content: question });
+      userMessageId = await saveMessage(raw, { conversationId, role: "user", content: question });
     } catch (e) {
       await releaseTurn(db, conversationId, turnId);
       throw e;
     }
   } else {
-    ({ conversationId, userMessageId } = await startConversationWithQuestion(db, {
+    ({ conversationId, userMessageId } = await startConversationWithQuestion(raw, {
       userId: principal.user.id,
       knowledgeId,
       question,
@@ -118,6 +120,7 @@ export async function prepareChatTurn(principal: Principal, knowledgeId: string,
   }
   return {
     db,
+    raw,
     principal,
     knowledgeId,
     input,
@@ -371,7 +374,7 @@ async function relatedQuestions(
 async function persistOutcome(p: Prepared, o: TurnOutcome): Promise<void> {
   try {
     await saveMessage(
-      p.db,
+      p.raw,
       {
         id: p.assistantMessageId,
         conversationId: p.conversationId,

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { Db } from "@/lib/db/client";
+import type { Db, RawDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import type { ChatMessage } from "@/lib/models/chat";
 
@@ -72,7 +72,7 @@ const json = (v: unknown) => (v === undefined || v === null ? null : JSON.string
  * Inserts a message and bumps the conversation's count and time in ONE statement (a CTE), so
  * the two can never disagree and a turn costs one round trip per save.
  */
-export async function saveMessage(db: Db, m: NewMessage, releaseTurnId?: string): Promise<string> {
+export async function saveMessage(db: Pick<RawDb, "$executeRawUnsafe">, m: NewMessage, releaseTurnId?: string): Promise<string> {
   const id = m.id ?? randomUUID();
   // With releaseTurnId the same statement also ends the turn's lease (one commit per answer).
   await db.$executeRawUnsafe(
@@ -106,7 +106,7 @@ export async function saveMessage(db: Db, m: NewMessage, releaseTurnId?: string)
  * question: one statement instead of create + lease + save.
  */
 export async function startConversationWithQuestion(
-  db: Db,
+  db: Pick<RawDb, "$executeRawUnsafe">,
   a: { userId: string; knowledgeId: string; question: string; turnId: string },
 ): Promise<{ conversationId: string; userMessageId: string }> {
   const conversationId = randomUUID();

@@ -15,10 +15,31 @@ import { PGliteWorkerClient } from "./pglite-worker-client";
 
 export type Db = PrismaClient;
 
+/**
+ * Raw SQL without Prisma's client: the chat turn's hot statements (KB summary, conversation and
+ * message writes, BM25, chunk fetch) are all raw SQL already, and Prisma's request pipeline
+ * cost more main-thread time per turn than the statements themselves. Same method names as
+ * Prisma's raw API, so query modules accept either; PrismaClient satisfies this type.
+ */
+export interface RawDb {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+
 interface DbHandle {
   prisma: PrismaClient;
+  raw: RawDb;
   kind: "pglite" | "postgres";
   close(): Promise<void>;
+}
+
+type QueryFn = (sql: string, params: unknown[]) => Promise<{ rows: unknown[]; affectedRows?: number }>;
+
+function rawDb(query: QueryFn): RawDb {
+  return {
+    $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await query(sql, values)).rows as T,
+    $executeRawUnsafe: async (sql: string, ...values: unknown[]) => (await query(sql, values)).affectedRows ?? 0,
+  };
 }
 
 // One instance per process, cached on globalThis so Next's separate route bundles and dev
@@ -41,6 +62,7 @@ async function openPglite(dataDir: string, inWorker: boolean): Promise<DbHandle>
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(cached as unknown as PGlite) });
     return {
       prisma,
+      raw: rawDb((sql, params) => cached.query(sql, params)),
       kind: "pglite",
       async close() {
         await prisma.$disconnect();
@@ -72,6 +94,7 @@ async function openPgliteWorker(dir: string, release: () => void): Promise<DbHan
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(client as unknown as PGlite) });
   return {
     prisma,
+    raw: rawDb((sql, params) => client.query(sql, params)),
     kind: "pglite",
     async close() {
       try {
@@ -97,7 +120,21 @@ async function openPostgres(url: string): Promise<DbHandle> {
     await migrator.end();
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 20 }) });
-  return { prisma, kind: "postgres", close: () => prisma.$disconnect() };
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle client's error (server restart) must not crash the process; the next query reconnects.
+  pool.on("error", () => {});
+  return {
+    prisma,
+    raw: rawDb(async (sql, params) => {
+      const r = await pool.query(sql, params);
+      return { rows: r.rows, affectedRows: r.rowCount ?? 0 };
+    }),
+    kind: "postgres",
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
 }
 
 export interface OpenOptions {
@@ -130,6 +167,11 @@ function handle(): Promise<DbHandle> {
 /** The Prisma client, with migrations applied. */
 export async function getDb(): Promise<Db> {
   return (await handle()).prisma;
+}
+
+/** The raw SQL runner of the same database (see RawDb). */
+export async function getRawDb(): Promise<RawDb> {
+  return (await handle()).raw;
 }
 
 export async function getDbKind(): Promise<"pglite" | "postgres"> {

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { AppError } from "@/lib/errors";
-import type { Db } from "./client";
+import type { Db, RawDb } from "./client";
 
 export interface KnowledgeSummary {
   id: string;
@@ -83,7 +83,7 @@ export async function listKnowledges(db: Db, userId: string, page: number, pageS
   return { items: rows.map(toSummary), total, page, page_size: pageSize };
 }
 
-export async function getKnowledgeSummary(db: Db, userId: string, knowledgeId: string): Promise<KnowledgeSummary> {
+export async function getKnowledgeSummary(db: Pick<RawDb, "$queryRawUnsafe">, userId: string, knowledgeId: string): Promise<KnowledgeSummary> {
   const rows = await db.$queryRawUnsafe<Row[]>(
     `${SUMMARY_SELECT} WHERE k.id = $3 GROUP BY k.id, m.role, m.assistant_enabled`,
     userId,

@@ -3,7 +3,7 @@ import "server-only";
 // provider endpoint call. Access is decided before anything is searched; the built-in KB search
 // and every external provider run concurrently, each with its own timeout and status.
 import { AppError } from "@/lib/errors";
-import type { PrismaClient } from "@/lib/generated/prisma/client";
+import type { RawDb } from "@/lib/db/client";
 import type { LexicalCalibration } from "./calibrate";
 import { BUILTIN_SOURCE_TYPE, searchKnowledgeBases, type KbSearchDiagnostics, type RerankFunction } from "./kb-search";
 import { MalformedProviderResponse, normalizeProviderResults, type NormalizeLimits } from "./normalize";
@@ -34,7 +34,7 @@ export interface ExternalSource {
 
 export interface RetrieveOptions {
   /** Database (tests and the benchmark pass theirs); default the app's getDb(). */
-  db?: Pick<PrismaClient, "$queryRawUnsafe">;
+  db?: Pick<RawDb, "$queryRawUnsafe">;
   /** Hits below this calibrated score are dropped. Default 0 (keep all); the runtime passes env RETRIEVAL_MIN_SCORE. */
   minScore?: number;
   externalProviders?: ExternalSource[];
@@ -155,7 +155,7 @@ export function validateRequest(request: RetrievalRequest, maxTopK = MAX_TOP_K):
 }
 
 /** file_ids must belong to the searched KBs (else "not in knowledge", revealing nothing) and be searchable. */
-async function checkFiles(db: Pick<PrismaClient, "$queryRawUnsafe">, kbIds: string[], fileIds: string[]): Promise<void> {
+async function checkFiles(db: Pick<RawDb, "$queryRawUnsafe">, kbIds: string[], fileIds: string[]): Promise<void> {
   const rows = await db.$queryRawUnsafe<{ id: string; status: string }[]>(
     `SELECT id, status FROM knowledge_files WHERE id = ANY($1::text[]) AND knowledge_id = ANY($2::text[])`,
     fileIds,
@@ -169,9 +169,9 @@ async function checkFiles(db: Pick<PrismaClient, "$queryRawUnsafe">, kbIds: stri
   }
 }
 
-async function defaultDb(): Promise<Pick<PrismaClient, "$queryRawUnsafe">> {
-  const { getDb } = await import("@/lib/db/client");
-  return getDb();
+async function defaultDb(): Promise<Pick<RawDb, "$queryRawUnsafe">> {
+  const { getRawDb } = await import("@/lib/db/client");
+  return getRawDb();
 }
 
 /**

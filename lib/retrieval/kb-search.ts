@@ -1,7 +1,7 @@
 import "server-only";
 // The built-in knowledge-base search pipeline: lexical BM25 (always) + vector (when an embedding
 // function is injected) → calibrated fusion → dedupe → optional rerank → MMR → sorted hits.
-import type { PrismaClient } from "@/lib/generated/prisma/client";
+import type { RawDb } from "@/lib/db/client";
 import {
   ANSWERABILITY,
   answerabilityCap,
@@ -24,7 +24,7 @@ export const BUILTIN_SOURCE_TYPE = "knowledge-base";
 export type RerankFunction = (query: string, documents: string[], signal: AbortSignal) => Promise<number[]>;
 
 export interface KbSearchParams {
-  db: Pick<PrismaClient, "$queryRawUnsafe">;
+  db: Pick<RawDb, "$queryRawUnsafe">;
   query: string;
   knowledgeIds: string[];
   fileIds?: string[] | null;
@@ -220,6 +220,20 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
  */
 export const HEADING_WEIGHT = 0.25;
 
+// Headings repeat across questions (every chunk of a section shares one); tokenizing them with
+// jieba on every query was a visible share of a chat turn's time.
+const headingCache = new Map<string, Set<string>>();
+const HEADING_CACHE_MAX = 5000;
+
+function headingTokens(heading: string): Set<string> {
+  let set = headingCache.get(heading);
+  if (!set) {
+    if (headingCache.size >= HEADING_CACHE_MAX) headingCache.clear();
+    headingCache.set(heading, (set = new Set(tokenize(heading))));
+  }
+  return set;
+}
+
 function addHeadingBonus(
   cands: Candidate[],
   rowById: Map<string, ChunkRow>,
@@ -227,12 +241,10 @@ function addHeadingBonus(
   idfMass: number,
   calibration: LexicalCalibration,
 ) {
-  const headingTerms = new Map<string, Set<string>>();
   for (const c of cands) {
     const heading = rowById.get(c.chunkId)?.heading_path;
     if (c.lex === null || !heading) continue;
-    let set = headingTerms.get(heading);
-    if (!set) headingTerms.set(heading, (set = new Set(tokenize(heading))));
+    const set = headingTokens(heading);
     const bonus = terms.reduce((sum, t) => (set.has(t.term) ? sum + t.qtf * t.idf : sum), 0);
     if (bonus === 0) continue;
     c.lexRaw += HEADING_WEIGHT * bonus;

@@ -4,7 +4,7 @@ import "server-only";
 // being searched (summed from per-KB tables kept exact by triggers), so a KB's scores never
 // depend on another KB's content. Very common terms are cut: only their best postings are read
 // to find candidates, and their exact contribution is added for the best candidates.
-import type { PrismaClient } from "@/lib/generated/prisma/client";
+import type { RawDb } from "@/lib/db/client";
 import { termFrequencies } from "./text/tokenize";
 
 // Anserini's defaults; on both benchmark sets they match or beat k1=1.2, b=0.75 (docs/benchmarks-retrieval.md).
@@ -86,7 +86,7 @@ const MAX_QUERY_TERMS = 64;
  * calibration needs no second round trip. It is a PL/pgSQL function so its plan is cached per
  * connection: planning the statement cost several times what running it does.
  */
-export async function lexicalSearch(db: Pick<PrismaClient, "$queryRawUnsafe">, q: LexicalQuery): Promise<LexicalResult> {
+export async function lexicalSearch(db: Pick<RawDb, "$queryRawUnsafe">, q: LexicalQuery): Promise<LexicalResult> {
   const qtf = [...termFrequencies(q.tokens)].slice(0, MAX_QUERY_TERMS);
   if (!qtf.length || !q.knowledgeIds.length) {
     return { hits: [], n: 0, avgdl: 0, terms: qtf.map(([term, f]) => ({ term, qtf: f, df: 0, idf: 0 })), postingsRead: { uncapped: 0, capped: 0 } };

@@ -3,7 +3,7 @@ import "server-only";
 // once from the environment — the built-in KB provider first, then EXTERNAL_PROVIDERS — and
 // closes the providers once at shutdown (lib/server/boot.ts calls closeRetrievalRuntime).
 import { z } from "zod";
-import { getDb } from "@/lib/db/client";
+import { getRawDb } from "@/lib/db/client";
 import { getEnv } from "@/lib/env";
 import { getModelConfig, type ModelConfig } from "@/lib/models/config";
 import { embedTexts } from "@/lib/models/embeddings";
@@ -137,7 +137,7 @@ export function buildRetrievalRuntime(): RetrievalRuntime {
   const env = getEnv();
   const registry = new ProviderRegistry(
     createBuiltinKbProvider({
-      getDb,
+      getDb: getRawDb,
       // The provider endpoint passes the caller's access targets through the context.
       readableKnowledgeIds: (ctx: ProviderContext) =>
         (ctx as ProviderContext & { readableKnowledgeIds?: ReadonlySet<string> }).readableKnowledgeIds ?? new Set<string>(),
@@ -170,7 +170,7 @@ export function buildRetrievalRuntime(): RetrievalRuntime {
         embedding: models.embedding,
         rerank: models.rerank,
         ...rest,
-        db: rest.db ?? (await getDb()),
+        db: rest.db ?? (await getRawDb()),
         externalProviders: externalSourcesFor(registry, externalRefs),
       });
     },

@@ -1,7 +1,7 @@
 import "server-only";
 // pgvector cosine search. Only chunks embedded with the same model (and dimension) as the query
 // are compared: vectors of different models are never mixed.
-import type { PrismaClient } from "@/lib/generated/prisma/client";
+import type { RawDb } from "@/lib/db/client";
 import { vectorLiteral } from "./index-writer";
 
 export interface EmbeddingFunction {
@@ -23,7 +23,7 @@ export interface VectorHit {
   cosine: number;
 }
 
-export async function vectorSearch(db: Pick<PrismaClient, "$queryRawUnsafe">, q: VectorQuery): Promise<VectorHit[]> {
+export async function vectorSearch(db: Pick<RawDb, "$queryRawUnsafe">, q: VectorQuery): Promise<VectorHit[]> {
   if (!q.knowledgeIds.length || !q.vector.length) return [];
   const params: unknown[] = [q.knowledgeIds, vectorLiteral(q.vector), q.model, q.vector.length, Math.max(1, q.limit)];
   let filter = "";
@@ -50,7 +50,7 @@ export async function vectorSearch(db: Pick<PrismaClient, "$queryRawUnsafe">, q:
 
 /** KBs among `knowledgeIds` whose vectors were made with another model (they need re-indexing). */
 export async function knowledgesNeedingReindex(
-  db: Pick<PrismaClient, "$queryRawUnsafe">,
+  db: Pick<RawDb, "$queryRawUnsafe">,
   knowledgeIds: string[],
   model: string,
 ): Promise<string[]> {

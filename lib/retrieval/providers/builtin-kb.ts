@@ -2,13 +2,13 @@ import "server-only";
 // The built-in knowledge-base provider: protocol v1 over the app's own index. The core calls
 // searchKnowledgeBases directly (richer hits); this wrapper is what the registry lists first and
 // what the app's provider endpoint answers with, so one instance can use another as a source.
-import type { PrismaClient } from "@/lib/generated/prisma/client";
+import type { RawDb } from "@/lib/db/client";
 import { BUILTIN_SOURCE_TYPE, searchKnowledgeBases, type RerankFunction } from "../kb-search";
 import type { EmbeddingFunction } from "../vector";
 import type { KnowledgeProvider, ProviderContext, ProviderDescription, ProviderRecord, ProviderRequest } from "./protocol";
 
 export interface BuiltinKbProviderDeps {
-  getDb: () => Promise<Pick<PrismaClient, "$queryRawUnsafe">>;
+  getDb: () => Promise<Pick<RawDb, "$queryRawUnsafe">>;
   /** Access targets of the caller (the provider endpoint computes them from the API token). */
   readableKnowledgeIds: (ctx: ProviderContext) => Promise<ReadonlySet<string>> | ReadonlySet<string>;
   embedding?: () => EmbeddingFunction | null;
