@@ -46,30 +46,52 @@ function rawDb(query: QueryFn): RawDb {
 // reloads share it (a second PGlite on the same directory would corrupt it).
 const g = globalThis as unknown as { __kaDb?: Promise<DbHandle> };
 
+/** What both PGlite paths (in process behind the statement cache, or the worker client) offer. */
+interface PgliteQueryable {
+  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[]; affectedRows?: number }>;
+  exec(sql: string): Promise<unknown>;
+}
+
+async function migrateThrough(client: PgliteQueryable): Promise<void> {
+  const runner: SqlRunner = {
+    exec: async (sql) => void (await client.exec(sql)),
+    query: async <T>(sql: string, params?: unknown[]) => (await client.query<T>(sql, params)).rows,
+  };
+  await applyMigrations(runner);
+}
+
+/** Prisma (through the adapter, which only calls query/exec/transaction) and RawDb over one client. */
+function pgliteHandle(client: PgliteQueryable, closeClient: () => Promise<void>, release: () => void): DbHandle {
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(client as unknown as PGlite) });
+  return {
+    prisma,
+    raw: rawDb((sql, params) => client.query(sql, params)),
+    kind: "pglite",
+    async close() {
+      try {
+        await prisma.$disconnect();
+        await closeClient();
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
 async function openPglite(dataDir: string, inWorker: boolean): Promise<DbHandle> {
   const release = dataDir.startsWith("memory://") ? () => {} : acquireDataDirLock(dataDir);
   try {
     const dir = dataDir.startsWith("memory://") ? dataDir : path.join(dataDir, "pglite");
     if (inWorker) return await openPgliteWorker(dir, release);
     const client = await PGlite.create(dir, { extensions: { vector, pg_trgm } });
-    const runner: SqlRunner = {
-      exec: async (sql) => void (await client.exec(sql)),
-      query: async <T>(sql: string, params?: unknown[]) => (await client.query<T>(sql, params)).rows,
-    };
-    await applyMigrations(runner);
-    // The adapter only calls query/exec/transaction; the cache keeps statements prepared.
-    const cached = new PGliteStatementCache(client);
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(cached as unknown as PGlite) });
-    return {
-      prisma,
-      raw: rawDb((sql, params) => cached.query(sql, params)),
-      kind: "pglite",
-      async close() {
-        await prisma.$disconnect();
-        await client.close();
-        release();
-      },
-    };
+    try {
+      await migrateThrough(client);
+    } catch (e) {
+      await client.close().catch(() => {});
+      throw e;
+    }
+    // The cache keeps statements prepared (see pglite-statement-cache.mjs).
+    return pgliteHandle(new PGliteStatementCache(client), () => client.close(), release);
   } catch (e) {
     release();
     throw e;
@@ -82,29 +104,12 @@ async function openPglite(dataDir: string, inWorker: boolean): Promise<DbHandle>
 async function openPgliteWorker(dir: string, release: () => void): Promise<DbHandle> {
   const client = await PGliteWorkerClient.open(dir);
   try {
-    await applyMigrations({
-      exec: async (sql) => void (await client.exec(sql)),
-      query: async <T>(sql: string, params?: unknown[]) => (await client.query<T>(sql, params)).rows,
-    });
+    await migrateThrough(client);
   } catch (e) {
     await client.close().catch(() => {});
     throw e;
   }
-  // The adapter only calls query/exec/transaction, which the worker client provides.
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(client as unknown as PGlite) });
-  return {
-    prisma,
-    raw: rawDb((sql, params) => client.query(sql, params)),
-    kind: "pglite",
-    async close() {
-      try {
-        await prisma.$disconnect();
-        await client.close();
-      } finally {
-        release();
-      }
-    },
-  };
+  return pgliteHandle(client, () => client.close(), release);
 }
 
 async function openPostgres(url: string): Promise<DbHandle> {

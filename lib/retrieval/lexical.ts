@@ -79,7 +79,7 @@ export function bm25Idf(n: number, df: number): number {
 const MAX_QUERY_TERMS = 64;
 
 /**
- * One call of `retrieval_lexical_search` (migrations 20261202030000, 20261202040000): df of each query term looked
+ * One call of `retrieval_lexical_search` (migration 20261202030000): df of each query term looked
  * up, postings of the query terms in the searched KBs (at most postingsCap per KB and term, best
  * first), summed per chunk, the best candidates completed with the capped terms' exact weights,
  * best `limit` returned; plus one row per term with its df and one row with N/avgdl, so

@@ -1,19 +1,30 @@
 -- BM25 as a PL/pgSQL function: PostgreSQL caches the plan of a PL/pgSQL statement per session,
 -- so the large statement below is planned once per connection instead of on every query (its
--- planning took ~2 ms, four times its execution on a 2,000-chunk KB). Called by
+-- planning took ~2 ms, about four times its execution on a 2,000-chunk KB). Called by
 -- lib/retrieval/lexical.ts, which documents the arguments and the result rows.
 --
 -- $1 kb ids, $2 distinct query terms, $3 their qtf, $4 k1, $5 b, $6 hits returned, $7 postings
 -- read per KB and term (the common-term cut), $8 candidates completed with the capped terms,
--- $9 file ids (NULL = whole KBs), $10 file status required (NULL = any), $11 BM25+ delta.
+-- $9 file ids (NULL = whole KBs), $10 file status required (NULL = any), $11 BM25+ delta,
+-- $12 negligible share, $13 context weight, $14 context window.
 -- Rows: ('h', chunk_id, score, matched terms) per hit; ('t', term, df, 0) per term;
--- ('s', '', N, avgdl) once.
+-- ('s', '', N, avgdl) once; ('r', '', postings read of uncapped terms, of capped terms) once.
+--
+-- It reads fewer postings of very common ("capped", df > $7) terms without changing the best hits:
+--  * when at least $6 chunks found through the other terms already score at least the most any
+--    chunk could get from the capped terms alone, a chunk holding only capped terms cannot reach
+--    the top $6, so their postings are not read at all (their exact contributions are still
+--    added to the candidates by primary-key lookups);
+--  * otherwise, when even a perfect match on all capped terms stays below $12 of the query's
+--    weight (chunks calibrated near 0, far below any min_score), each capped term reads only as
+--    many postings as there are candidates ($8) instead of $7.
+-- And it rewards context: a chunk gets $13 × the weight of the (uncapped) query terms it lacks
+-- but that occur within $14 chunks of it in the same file — a sentence of the passage that
+-- answers the question is found even when the question's other words are in its neighbours.
 CREATE FUNCTION "retrieval_lexical_search"(
-  text[], text[], integer[], float8, float8, integer, integer, integer, text[], text, float8
+  text[], text[], integer[], float8, float8, integer, integer, integer, text[], text, float8, float8, float8, integer
 ) RETURNS TABLE (kind text, key text, a float8, b float8)
 LANGUAGE plpgsql STABLE
--- A generic plan from the first call on: its shape is fixed by the statement (index walks
--- under LIMIT per term), so planning per call would buy nothing.
 SET plan_cache_mode = force_generic_plan
 AS $fn$
 BEGIN
@@ -21,43 +32,103 @@ BEGIN
   WITH q AS (
     SELECT t.term, t.qtf FROM unnest($2, $3) AS t(term, qtf)
   ), st AS (
-    -- N and avgdl of the searched KBs, kept exact by triggers on chunks (migration 20261202010000).
     SELECT coalesce(sum(k.chunk_count), 0)::float8 AS n,
            (coalesce(sum(k.token_sum), 0)::float8 / greatest(coalesce(sum(k.chunk_count), 0), 1))::float8 AS avgdl
     FROM retrieval_kb_stats k WHERE k.knowledge_id = ANY($1)
   ), w AS MATERIALIZED (
-    -- df of each query term over the searched KBs, kept exact by triggers on chunk_terms (migration 20261202020000).
     SELECT q.term, d.df, q.qtf * ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) AS w, d.df > $7 AS capped
     FROM q CROSS JOIN st
     CROSS JOIN LATERAL (SELECT coalesce(sum(ts.df), 0)::float8 AS df FROM retrieval_term_stats ts
                         WHERE ts.knowledge_id = ANY($1) AND ts.term = q.term) d
-  ), p AS MATERIALIZED (
-    -- Every posting of a term with at most $7 of them in a KB; the best $7 (impact order) otherwise.
-    SELECT x.chunk_id, x.file_id, w.w, w.capped, x.tf, x.doc_len
+  ), bound AS MATERIALIZED (
+    -- The most a chunk can get from the capped terms (term weight < w·(k1 + 1) + δ), and the
+    -- query's whole weight (terms absent from the KBs included, as in calibration).
+    SELECT coalesce(sum(w.w * ($4 + 1 + $11)) FILTER (WHERE w.capped AND w.df > 0), 0) AS capped_max,
+           coalesce(sum(w.w), 0) AS mass
+    FROM w
+  ), bad AS MATERIALIZED (
+    -- Files whose chunks must not be returned (not in status $10); few, so a hashed NOT IN.
+    -- "< or >" instead of "<>" lets both halves be range scans of the (knowledge_id, status)
+    -- index instead of reading every file of the KB.
+    SELECT f.id FROM knowledge_files f
+    WHERE $10 IS NOT NULL AND f.knowledge_id = ANY($1) AND (f.status < $10 OR f.status > $10)
+  ), pr AS MATERIALIZED (
+    -- Every posting of the uncapped terms (at most $7 per KB and term by definition).
+    SELECT x.chunk_id, x.file_id, w.term, w.w, x.tf, x.doc_len
     FROM w CROSS JOIN unnest($1) AS kb(id)
     CROSS JOIN LATERAL (
       SELECT ct.chunk_id, ct.file_id, ct.tf, ct.doc_len FROM chunk_terms ct
       WHERE ct.knowledge_id = kb.id AND ct.term = w.term AND ($9 IS NULL OR ct.file_id = ANY($9))
-      ORDER BY ct.tf DESC, ct.doc_len, ct.chunk_id
-      LIMIT $7
     ) x
-    WHERE w.df > 0
+    WHERE w.df > 0 AND NOT w.capped AND x.file_id NOT IN (SELECT id FROM bad)
+  ), multi AS MATERIALIZED (
+    -- Context can only come from another matched chunk of the same file.
+    SELECT pr.file_id FROM pr WHERE $13 > 0 GROUP BY pr.file_id HAVING count(DISTINCT pr.chunk_id) > 1
+  ), pp AS MATERIALIZED (
+    -- Those files' postings with their chunk's position ((file_id, ordinal) is unique).
+    SELECT pr.*, (SELECT ch.ordinal FROM chunks ch WHERE ch.id = pr.chunk_id) AS ordinal
+    FROM pr WHERE pr.file_id IN (SELECT multi.file_id FROM multi)
+  ), ctx AS MATERIALIZED (
+    -- Context weight per position: each posting covers the $14 positions on either side; a
+    -- term counts once per position and not at all where the chunk holds it itself. (Grouping
+    -- instead of joining keeps this linear: the planner cannot see inside these CTEs.)
+    SELECT z.file_id, z.ordinal, sum(z.w) AS bonus FROM (
+      SELECT pp.file_id, g.t AS ordinal, pp.term, max(pp.w) AS w, bool_or(g.t = pp.ordinal) AS own
+      FROM pp CROSS JOIN LATERAL generate_series(pp.ordinal - $14, pp.ordinal + $14) AS g(t)
+      GROUP BY pp.file_id, g.t, pp.term
+    ) z WHERE NOT z.own GROUP BY z.file_id, z.ordinal
+  ), rare AS MATERIALIZED (
+    -- Exact score of each chunk from the uncapped terms plus its context weight, grouped by
+    -- chunk (or by position, which is the same chunk, where context applies).
+    SELECT max(u.chunk_id) AS chunk_id, sum(u.part) + $13 * sum(u.bonus) AS score, sum(u.matched) AS matched
+    FROM (
+      SELECT pr.chunk_id AS key, pr.chunk_id,
+             pr.w * (pr.tf * ($4 + 1) / (pr.tf + $4 * (1 - $5 + $5 * pr.doc_len / greatest(st.avgdl, 1))) + $11) AS part,
+             0::float8 AS bonus, 1 AS matched
+      FROM pr CROSS JOIN st WHERE pr.file_id NOT IN (SELECT multi.file_id FROM multi)
+      UNION ALL
+      SELECT pp.file_id || '/' || pp.ordinal, pp.chunk_id,
+             pp.w * (pp.tf * ($4 + 1) / (pp.tf + $4 * (1 - $5 + $5 * pp.doc_len / greatest(st.avgdl, 1))) + $11),
+             0, 1
+      FROM pp CROSS JOIN st
+      UNION ALL
+      SELECT ctx.file_id || '/' || ctx.ordinal, NULL, 0, ctx.bonus, 0 FROM ctx
+    ) u
+    GROUP BY u.key
+    HAVING count(u.chunk_id) > 0
+  ), enough AS MATERIALIZED (
+    -- Do at least $6 chunks already reach capped_max through the uncapped terms? (A chunk
+    -- holding only capped terms gets no context weight, so capped_max bounds it.)
+    SELECT count(*) >= $6 AS yes FROM (
+      SELECT 1 FROM rare CROSS JOIN bound WHERE rare.score >= bound.capped_max LIMIT $6
+    ) strong
+  ), pc AS MATERIALIZED (
+    -- The best postings (impact order) of each capped term, as many as the bounds above allow.
+    SELECT x.chunk_id, x.file_id, w.term, w.w, true AS capped, x.tf, x.doc_len
+    FROM w CROSS JOIN unnest($1) AS kb(id) CROSS JOIN bound CROSS JOIN enough
+    CROSS JOIN LATERAL (
+      SELECT ct.chunk_id, ct.file_id, ct.tf, ct.doc_len FROM chunk_terms ct
+      WHERE ct.knowledge_id = kb.id AND ct.term = w.term AND ($9 IS NULL OR ct.file_id = ANY($9))
+      ORDER BY ct.tf DESC, ct.doc_len, ct.chunk_id
+      LIMIT CASE WHEN enough.yes THEN 0
+                 WHEN bound.capped_max < $12 * bound.mass THEN least($7, $8)
+                 ELSE $7 END
+    ) x
+    WHERE w.df > 0 AND w.capped AND x.file_id NOT IN (SELECT id FROM bad)
   ), c AS MATERIALIZED (
-    -- Lower bound: every uncapped term is exact; a capped term counts where its posting was read.
-    -- The status filter is a hashed NOT IN over the (few) files in another status.
-    SELECT p.chunk_id,
-           sum(p.w * (p.tf * ($4 + 1) / (p.tf + $4 * (1 - $5 + $5 * p.doc_len / greatest(st.avgdl, 1))) + $11)) AS lb,
-           sum(CASE WHEN p.capped THEN 0
-                    ELSE p.w * (p.tf * ($4 + 1) / (p.tf + $4 * (1 - $5 + $5 * p.doc_len / greatest(st.avgdl, 1))) + $11) END) AS exact,
-           count(*) FILTER (WHERE NOT p.capped) AS matched
-    FROM p CROSS JOIN st
-    WHERE $10 IS NULL
-       OR p.file_id NOT IN (SELECT f.id FROM knowledge_files f WHERE f.knowledge_id = ANY($1) AND f.status <> $10)
-    GROUP BY p.chunk_id
-    ORDER BY lb DESC, p.chunk_id
+    -- Candidates: lower bound = exact uncapped score + context + the capped postings read.
+    SELECT coalesce(r.chunk_id, k.chunk_id) AS chunk_id,
+           coalesce(r.score, 0) + coalesce(k.part, 0) AS lb,
+           coalesce(r.score, 0) AS exact,
+           coalesce(r.matched, 0) AS matched
+    FROM rare r
+    FULL JOIN (
+      SELECT pc.chunk_id, sum(pc.w * (pc.tf * ($4 + 1) / (pc.tf + $4 * (1 - $5 + $5 * pc.doc_len / greatest(st.avgdl, 1))) + $11)) AS part
+      FROM pc CROSS JOIN st GROUP BY pc.chunk_id
+    ) k ON k.chunk_id = r.chunk_id
+    ORDER BY lb DESC, chunk_id
     LIMIT $8
   ), s AS (
-    -- The capped terms' exact contributions for those candidates (primary-key lookups).
     SELECT c.chunk_id,
            c.exact + coalesce(sum(w.w * (ct.tf * ($4 + 1) / (ct.tf + $4 * (1 - $5 + $5 * ct.doc_len / greatest(st.avgdl, 1))) + $11)), 0) AS score,
            c.matched + count(ct.chunk_id) AS matched
@@ -72,6 +143,8 @@ BEGIN
   UNION ALL
   SELECT 't'::text, w.term, w.df, 0::float8 FROM w
   UNION ALL
-  SELECT 's'::text, ''::text, st.n, st.avgdl FROM st;
+  SELECT 's'::text, ''::text, st.n, st.avgdl FROM st
+  UNION ALL
+  SELECT 'r'::text, ''::text, (SELECT count(*) FROM pr)::float8, (SELECT count(*) FROM pc)::float8;
 END;
 $fn$;
