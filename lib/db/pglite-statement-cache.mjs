@@ -49,19 +49,21 @@ export class PGliteStatementCache {
     const pg = this.pg;
     const opts = { syncToFs: false };
     const messages = [];
-    let entry = this.#statements.get(sql);
+    // Explicit parameter types change how the text is parsed, so they are part of the key.
+    const key = options?.paramTypes?.length ? `${sql}\u0000${options.paramTypes.join(",")}` : sql;
+    let entry = this.#statements.get(key);
     try {
       if (entry) {
         this.stats.hits++;
         // Refresh its place in the LRU order.
-        this.#statements.delete(sql);
-        this.#statements.set(sql, entry);
+        this.#statements.delete(key);
+        this.#statements.set(key, entry);
       } else {
         const name = `ka_stmt_${++this.#seq}`;
         messages.push(...(await pg.execProtocolStream(serialize.parse({ name, text: sql, types: options?.paramTypes }), opts)));
         const described = await pg.execProtocolStream(serialize.describe({ type: "S", name }), opts);
         entry = { name, paramTypes: parse.parseDescribeStatementResults(described) };
-        this.#statements.set(sql, entry);
+        this.#statements.set(key, entry);
         this.stats.prepared++;
         await this.#evict(opts);
       }
@@ -83,7 +85,7 @@ export class PGliteStatementCache {
       // vanished (invalid_sql_statement_name) is prepared afresh under a new name next time;
       // ordinary errors (a constraint, a bad value) keep it.
       const code = e?.code;
-      if (entry && (code === "0A000" || code === "26000")) this.#forget(sql);
+      if (entry && (code === "0A000" || code === "26000")) this.#forget(key);
       throw e;
     } finally {
       messages.push(...(await pg.execProtocolStream(serialize.sync(), opts)));
@@ -101,9 +103,9 @@ export class PGliteStatementCache {
     }
   }
 
-  #forget(sql) {
+  #forget(key) {
     // The old name is left to the session (closing it here could fail inside an aborted
     // transaction); this only happens after a schema change, which the app does at boot.
-    this.#statements.delete(sql);
+    this.#statements.delete(key);
   }
 }

@@ -43,6 +43,12 @@ describe("PGliteStatementCache", () => {
     expect(await prepared()).toHaveLength(Math.min(cache.stats.prepared, 4));
   });
 
+  it("the same text with other explicit parameter types is another statement", async () => {
+    const sql = `SELECT $1 AS v`;
+    expect((await cache.query<{ v: unknown }>(sql, [7], { paramTypes: [23] })).rows).toEqual([{ v: 7 }]);
+    expect((await cache.query<{ v: unknown }>(sql, ["7"], { paramTypes: [25] })).rows).toEqual([{ v: "7" }]);
+  });
+
   it("keeps at most `max` statements, closing the least recently used", async () => {
     for (let i = 0; i < 8; i++) await cache.query(`SELECT $1::int + ${i} AS v`, [i]);
     const names = await prepared();
