@@ -115,13 +115,16 @@ export interface AnswerabilityFeatures {
   absentShare: number;
 }
 
+function answerabilityLogit(f: AnswerabilityFeatures, m: typeof ANSWERABILITY): number {
+  return m.intercept + m.coverage * f.coverage + m.matchedShare * f.matchedShare + m.absentShare * f.absentShare;
+}
+
 /** P(the KB answers the query), from the best chunk's lexical evidence. */
 export function answerability(f: AnswerabilityFeatures, m = ANSWERABILITY): number {
-  return logistic(m.intercept + m.coverage * f.coverage + m.matchedShare * f.matchedShare + m.absentShare * f.absentShare);
+  return logistic(answerabilityLogit(f, m));
 }
 
 /** The cap A applied to every lexical score of the query: 0.5 exactly at P = τ, monotonic in P. */
 export function answerabilityCap(f: AnswerabilityFeatures, m = ANSWERABILITY): number {
-  const logit = m.intercept + m.coverage * f.coverage + m.matchedShare * f.matchedShare + m.absentShare * f.absentShare;
-  return clamp01(logistic(logit - Math.log(m.tau / (1 - m.tau))));
+  return clamp01(logistic(answerabilityLogit(f, m) - Math.log(m.tau / (1 - m.tau))));
 }

@@ -48,8 +48,8 @@ export const CONTEXT_WINDOW = 3;
 
 /**
  * A chunk matching only the capped terms, perfectly, still covers less than this share of the
- * query (coverage ratio 0.1 → calibrated lexical score ≈ 0.02, far below any useful min_score),
- * so such terms read only as many postings as there are candidates.
+ * query (coverage ratio 0.1 → calibrated lexical score ≈ 0.11 with the default midpoint 0.25,
+ * far below min_score 0.5), so such terms read only as many postings as there are candidates.
  */
 export const NEGLIGIBLE_SHARE = 0.1;
 
@@ -124,8 +124,8 @@ export async function lexicalSearch(db: Pick<RawDb, "$queryRawUnsafe">, q: Lexic
  */
 export const DEFAULT_POSTINGS_CAP = 1000;
 
-/** The call and its parameters (exported for EXPLAIN in benchmarks). */
-export function buildLexicalCall(q: LexicalQuery, qtf: [string, number][]): { sql: string; params: unknown[] } {
+/** The function call and its parameters. */
+function buildLexicalCall(q: LexicalQuery, qtf: [string, number][]): { sql: string; params: unknown[] } {
   const fileStatus = q.fileStatus === undefined ? "success" : q.fileStatus;
   const limit = Math.max(1, q.limit);
   // Candidates completed with the capped terms' exact contributions before the final cut.
