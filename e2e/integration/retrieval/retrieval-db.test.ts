@@ -258,6 +258,24 @@ describe("retrieval on the real database", () => {
     expect(narrow.get("1:tower built")).toBeCloseTo(p.get("1:tower built")!, 9);
   });
 
+  it("the index writer vacuums and analyzes chunk_terms after enough new postings (PGlite has no autovacuum)", async () => {
+    const kb = id("kbVac");
+    await db.knowledge.create({ data: { id: kb, name: kb, ownerId: id("u") } });
+    await file(kb, id("vacf1"));
+    const counts = async () =>
+      (
+        await db.$queryRawUnsafe<{ v: number; a: number }[]>(
+          `SELECT vacuum_count::int AS v, analyze_count::int AS a FROM pg_stat_user_tables WHERE relname = 'chunk_terms'`,
+        )
+      )[0]!;
+    const before = await counts();
+    // 2,200 chunks × 10 distinct terms = 22,000 postings, over the 20,000 threshold.
+    const chunks = Array.from({ length: 2200 }, (_, i) => chunk(i, Array.from({ length: 10 }, (_, j) => `vac${i}term${j}`).join(" ")));
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("vacf1"), chunks });
+    await expect.poll(async () => (await counts()).v).toBeGreaterThan(before.v);
+    expect((await counts()).a).toBeGreaterThan(before.a);
+  });
+
   it("replaceFileChunks is idempotent and writes tokens, token_count and postings", async () => {
     const fid = id("fidem");
     await file(KB_C, fid);
