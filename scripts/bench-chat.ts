@@ -1,9 +1,10 @@
 // npm run bench:chat — time to `references` and to the first `delta` (p50, p95) for 1, 10 and
 // 50 concurrent chat streams on a KB holding the sample documents' text, with the extractive
 // engine and with the local test model server streaming at a fixed token rate. Real HTTP and
-// SSE against the real route handlers, on the embedded database. Writes docs/benchmarks-chat.md.
+// SSE against the real route handlers, on the embedded database. Writes docs/benchmarks-chat.md
+// (docs/benchmarks-chat-postgres.md with BENCH_DATABASE_URL) and its table into docs/benchmarks.md.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startFakeOpenAI } from "../e2e/support/fake-openai-server";
@@ -167,6 +168,15 @@ ${rows.join("\n")}
   const out = process.env.BENCH_DATABASE_URL ? "docs/benchmarks-chat-postgres.md" : "docs/benchmarks-chat.md";
   writeFileSync(out, doc);
   console.log(`wrote ${out}`);
+  // The summary page carries the latest table of each database between markers; the text
+  // around them is written by hand.
+  const key = process.env.BENCH_DATABASE_URL ? "chat-postgres" : "chat-pglite";
+  const block = `<!-- bench:${key} -->\nLatest \`npm run bench:chat\` run, ${dbLabel}, ${new Date().toISOString().slice(0, 10)}:\n\n| engine | concurrent streams | references p50 | references p95 | first delta p50 | first delta p95 | errors |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n${rows.join("\n")}\n<!-- /bench:${key} -->`;
+  const summaryPath = "docs/benchmarks.md";
+  const summary = existsSync(summaryPath) ? readFileSync(summaryPath, "utf8") : "# Benchmarks — summary\n";
+  const re = new RegExp(`<!-- bench:${key} -->[\\s\\S]*?<!-- /bench:${key} -->`);
+  writeFileSync(summaryPath, re.test(summary) ? summary.replace(re, block) : `${summary.trimEnd()}\n\n${block}\n`);
+  console.log(`updated ${summaryPath} (${key})`);
   process.exit(0);
 }
 
