@@ -49,7 +49,8 @@ export const CONTEXT_WINDOW = 3;
 /**
  * A chunk matching only the capped terms, perfectly, still covers less than this share of the
  * query (coverage ratio 0.1 → calibrated lexical score ≈ 0.11 with the default midpoint 0.25,
- * far below min_score 0.5), so such terms read only as many postings as there are candidates.
+ * far below min_score 0.5), so such terms read only as many of their best postings as hits are
+ * returned: those chunks only fill the list when the other terms find too few.
  */
 export const NEGLIGIBLE_SHARE = 0.1;
 

@@ -205,9 +205,10 @@ describe("retrieval on the real database", () => {
     expect(fill.hits.slice(0, 3).map((h) => [h.chunkId, h.score])).toEqual((await exactTop(["zeta", "alpha"], 3)));
 
     // "alpha" is nearly everywhere (idf ≈ 0.02) next to a term the KB lacks: a perfect alpha
-    // match is a negligible share of the query, so only as many postings as candidates (100).
+    // match is a negligible share of the query, so only as many postings as hits asked for (5).
     const negligible = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["alpha", "absentterm"], limit: 5, postingsCap: 120, contextWeight: 0 });
-    expect(negligible.postingsRead).toEqual({ uncapped: 0, capped: 100 });
+    expect(negligible.postingsRead).toEqual({ uncapped: 0, capped: 5 });
+    expect(negligible.hits).toHaveLength(5);
     expect(negligible.hits[0]!.chunkId).toBe((await exactTop(["alpha", "absentterm"], 1))[0]![0]);
     // With the share set to 0 the full cap is read.
     const full = await lexicalSearch(db, { knowledgeIds: [kb], tokens: ["alpha", "absentterm"], limit: 5, postingsCap: 120, negligibleShare: 0, contextWeight: 0 });
