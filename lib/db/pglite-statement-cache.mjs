@@ -11,6 +11,18 @@ import { parse, protocol } from "@electric-sql/pglite";
 
 const { serialize } = protocol;
 
+function concat(parts) {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 export class PGliteStatementCache {
   /** @type {Map<string, { name: string; paramTypes: number[] }>} */
   #statements = new Map();
@@ -49,6 +61,7 @@ export class PGliteStatementCache {
     const pg = this.pg;
     const opts = { syncToFs: false };
     const messages = [];
+    let synced = false;
     // Explicit parameter types change how the text is parsed, so they are part of the key.
     const key = options?.paramTypes?.length ? `${sql}\u0000${options.paramTypes.join(",")}` : sql;
     let entry = this.#statements.get(key);
@@ -74,11 +87,12 @@ export class PGliteStatementCache {
         const serializer = options?.serializers?.[type] ?? pg.serializers[type];
         return serializer ? serializer(v) : String(v);
       });
-      messages.push(
-        ...(await pg.execProtocolStream(serialize.bind({ statement: entry.name, values }), opts)),
-        ...(await pg.execProtocolStream(serialize.describe({ type: "P" }), opts)),
-        ...(await pg.execProtocolStream(serialize.execute({}), opts)),
-      );
+      // Bind, describe, execute and sync go to the backend as one buffer: PGlite runs its main
+      // loop until the buffer is consumed, and after an error the backend skips to the Sync.
+      const batch = concat([serialize.bind({ statement: entry.name, values }), serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()]);
+      // Once sent, the Sync is processed even when an earlier message fails.
+      synced = true;
+      messages.push(...(await pg.execProtocolStream(batch, opts)));
     } catch (e) {
       // A statement that failed to parse was never stored. One whose cached plan no longer fits
       // the schema (feature_not_supported: "cached plan must not change result type") or that
@@ -88,7 +102,7 @@ export class PGliteStatementCache {
       if (entry && (code === "0A000" || code === "26000")) this.#forget(key);
       throw e;
     } finally {
-      messages.push(...(await pg.execProtocolStream(serialize.sync(), opts)));
+      if (!synced) messages.push(...(await pg.execProtocolStream(serialize.sync(), opts)));
     }
     if (!inTransaction) await pg.syncToFs();
     return parse.parseResults(messages, pg.parsers, options)[0];
