@@ -13,7 +13,7 @@ import {
   lexicalRatio,
   type LexicalCalibration,
 } from "./calibrate";
-import { lexicalSearch } from "./lexical";
+import { lexicalSearch, type LexicalChunk } from "./lexical";
 import { mmrSelect } from "./mmr";
 import { tokenize } from "./text/tokenize";
 import type { RetrievalHit } from "./types";
@@ -63,17 +63,7 @@ interface Candidate {
   score: number;
 }
 
-interface ChunkRow {
-  id: string;
-  knowledge_id: string;
-  file_id: string;
-  file_name: string;
-  page_start: number | null;
-  page_end: number | null;
-  heading_path: string;
-  content: string;
-  tokens: string;
-}
+type ChunkRow = LexicalChunk;
 
 function throwIfAborted(signal: AbortSignal) {
   if (signal.aborted) throw signal.reason ?? new DOMException("Aborted", "AbortError");
@@ -144,13 +134,18 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
   diagnostics.candidates = cands.length;
   if (!cands.length) return { hits: [], diagnostics };
 
-  const rows = await p.db.$queryRawUnsafe<ChunkRow[]>(
-    `SELECT c.id, c.knowledge_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, c.tokens
-     FROM chunks c JOIN knowledge_files f ON f.id = c.file_id
-     WHERE c.id = ANY($1::text[])`,
-    cands.map((c) => c.chunkId),
-  );
-  const rowById = new Map(rows.map((r) => [r.id, r]));
+  // Lexical hits came with their chunks; only vector-only candidates are fetched.
+  const rowById = new Map<string, ChunkRow>(lex.hits.map((h) => [h.chunkId, h.chunk]));
+  const missing = cands.filter((c) => !rowById.has(c.chunkId)).map((c) => c.chunkId);
+  if (missing.length) {
+    const rows = await p.db.$queryRawUnsafe<ChunkRow[]>(
+      `SELECT c.id, c.knowledge_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, c.tokens
+       FROM chunks c JOIN knowledge_files f ON f.id = c.file_id
+       WHERE c.id = ANY($1::text[])`,
+      missing,
+    );
+    for (const r of rows) rowById.set(r.id, r);
+  }
   addHeadingBonus(cands, rowById, lex.terms, idfMass, p.calibration ?? DEFAULT_LEXICAL_CALIBRATION);
   if (p.answerabilityTau !== null) capByAnswerability(cands, rowById, lex.terms, idfMass, p.answerabilityTau ?? ANSWERABILITY.tau);
   // Dedupe: same chunk id is already merged; identical content (a file uploaded twice under
@@ -160,7 +155,7 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
   let pool: { c: Candidate; r: ChunkRow }[] = [];
   for (const c of cands) {
     const r = rowById.get(c.chunkId);
-    if (!r) continue; // deleted between the two statements
+    if (!r) continue; // a vector-only candidate deleted before its chunk was fetched
     const key = r.content.replace(/\s+/g, " ").trim();
     if (seenContent.has(key)) continue;
     seenContent.add(key);

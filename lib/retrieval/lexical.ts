@@ -54,12 +54,41 @@ export const CONTEXT_WINDOW = 3;
  */
 export const NEGLIGIBLE_SHARE = 0.1;
 
+/** The hit's chunk, read by the same statement (no second round trip to fetch it). */
+export interface LexicalChunk {
+  id: string;
+  knowledge_id: string;
+  file_id: string;
+  file_name: string;
+  page_start: number | null;
+  page_end: number | null;
+  heading_path: string;
+  content: string;
+  tokens: string;
+}
+
 export interface LexicalHit {
   chunkId: string;
   /** Raw BM25 (Lucene/BM25+ idf: ln(1 + (N - df + 0.5)/(df + 0.5))) plus the context bonus. */
   score: number;
   /** Distinct query terms the chunk contains. */
   matchedTerms: number;
+  chunk: LexicalChunk;
+}
+
+interface Row {
+  kind: string;
+  key: string;
+  a: number;
+  b: number;
+  hit_knowledge_id: string | null;
+  hit_file_id: string | null;
+  hit_file_name: string | null;
+  hit_page_start: number | null;
+  hit_page_end: number | null;
+  hit_heading_path: string | null;
+  hit_content: string | null;
+  hit_tokens: string | null;
 }
 
 export interface LexicalResult {
@@ -93,14 +122,14 @@ export async function lexicalSearch(db: Pick<RawDb, "$queryRawUnsafe">, q: Lexic
     return { hits: [], n: 0, avgdl: 0, terms: qtf.map(([term, f]) => ({ term, qtf: f, df: 0, idf: 0 })), postingsRead: { uncapped: 0, capped: 0 } };
   }
   const { sql, params } = buildLexicalCall(q, qtf);
-  const rows = await db.$queryRawUnsafe<{ kind: string; key: string; a: number; b: number }[]>(sql, ...params);
+  const rows = await db.$queryRawUnsafe<Row[]>(sql, ...params);
   const hits: LexicalHit[] = [];
   const dfs = new Map<string, number>();
   let n = 0;
   let avgdl = 0;
   const postingsRead = { uncapped: 0, capped: 0 };
   for (const r of rows) {
-    if (r.kind === "h") hits.push({ chunkId: r.key, score: Number(r.a), matchedTerms: Number(r.b) });
+    if (r.kind === "h") hits.push({ chunkId: r.key, score: Number(r.a), matchedTerms: Number(r.b), chunk: toChunk(r) });
     else if (r.kind === "t") dfs.set(r.key, Number(r.a));
     else if (r.kind === "r") {
       postingsRead.uncapped = Number(r.a);
@@ -116,6 +145,20 @@ export async function lexicalSearch(db: Pick<RawDb, "$queryRawUnsafe">, q: Lexic
     return { term, qtf: f, df, idf: bm25Idf(n, df) };
   });
   return { hits, n, avgdl, terms, postingsRead };
+}
+
+function toChunk(r: Row): LexicalChunk {
+  return {
+    id: r.key,
+    knowledge_id: r.hit_knowledge_id ?? "",
+    file_id: r.hit_file_id ?? "",
+    file_name: r.hit_file_name ?? "",
+    page_start: r.hit_page_start,
+    page_end: r.hit_page_end,
+    heading_path: r.hit_heading_path ?? "",
+    content: r.hit_content ?? "",
+    tokens: r.hit_tokens ?? "",
+  };
 }
 
 /**
@@ -147,6 +190,6 @@ function buildLexicalCall(q: LexicalQuery, qtf: [string, number][]): { sql: stri
     q.contextWeight ?? CONTEXT_WEIGHT,
     Math.max(0, Math.floor(q.contextWindow ?? CONTEXT_WINDOW)),
   ];
-  const sql = `SELECT kind, key, a, b FROM retrieval_lexical_search($1::text[], $2::text[], $3::int[], $4::float8, $5::float8, $6::int, $7::int, $8::int, $9::text[], $10::text, $11::float8, $12::float8, $13::float8, $14::int)`;
+  const sql = `SELECT kind, key, a, b, hit_knowledge_id, hit_file_id, hit_file_name, hit_page_start, hit_page_end, hit_heading_path, hit_content, hit_tokens FROM retrieval_lexical_search($1::text[], $2::text[], $3::int[], $4::float8, $5::float8, $6::int, $7::int, $8::int, $9::text[], $10::text, $11::float8, $12::float8, $13::float8, $14::int)`;
   return { sql, params };
 }

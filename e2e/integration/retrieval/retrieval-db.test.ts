@@ -377,6 +377,36 @@ describe("retrieval on the real database", () => {
     expect(high.sources[0]!.status).toBe("empty");
   });
 
+  it("a lexical search is one statement: the hits come with their chunks", async () => {
+    const statements: string[] = [];
+    const counting = {
+      $queryRawUnsafe: <T,>(sql: string, ...params: unknown[]) => {
+        statements.push(sql);
+        return db.$queryRawUnsafe<T>(sql, ...params);
+      },
+    };
+    const res = await retrieve({ query: "cat fish", topK: 5, knowledgeBaseIds: [KB_A] }, ctx([KB_A]), { db: counting });
+    // Before, a second statement fetched the hits' chunks.
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toContain("retrieval_lexical_search");
+    expect(res.hits.map((h) => h.content).sort()).toEqual(["cat cat fish", "cat dog"]);
+    const lex = await lexicalSearch(db, { knowledgeIds: [KB_A], tokens: tokenize("cat fish"), limit: 5 });
+    for (const h of lex.hits) {
+      const row = await db.chunk.findUniqueOrThrow({ where: { id: h.chunkId }, include: { file: true } });
+      expect(h.chunk).toEqual({
+        id: row.id,
+        knowledge_id: KB_A,
+        file_id: row.fileId,
+        file_name: row.file.name,
+        page_start: row.pageStart,
+        page_end: row.pageEnd,
+        heading_path: row.headingPath,
+        content: row.content,
+        tokens: row.tokens,
+      });
+    }
+  });
+
   it("honours an aborted signal", async () => {
     const ac = new AbortController();
     ac.abort(new Error("client went away"));
