@@ -237,7 +237,6 @@ function baselines(list: Doc[], qs: Query[]) {
     out.push({ name: `MiniSearch 7.2 (${variant})`, m: evaluate(ranked, qs), indexMs, p50: pct(lat, 50), p95: pct(lat, 95) });
   }
   {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const bm25 = (require("wink-bm25-text-search") as () => WinkEngine)();
     const t0 = performance.now();
     bm25.defineConfig({ fldWeights: { body: 1 }, bm25Params: { k1: 1.2, b: 0.75, k: 1 } });

@@ -32,7 +32,6 @@ export class MalformedProviderResponse extends Error {
 
 // Characters that have no place in retrieved text: C0/C1 controls except \t \n, bidi overrides
 // (used to disguise text), zero-width and BOM.
-// eslint-disable-next-line no-control-regex
 const UNSAFE_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
 
 export function cleanText(s: string, max: number): string {

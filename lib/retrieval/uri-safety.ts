@@ -84,7 +84,6 @@ export function checkHostname(hostname: string, opts: { allowLoopback?: boolean 
 export function checkPublicHttpUri(raw: unknown, opts: { allowLoopback?: boolean } = {}): UriCheck {
   if (typeof raw !== "string" || !raw) return { ok: false, reason: "not a string" };
   if (raw.length > MAX_URI_CHARS) return { ok: false, reason: "too long" };
-  // eslint-disable-next-line no-control-regex
   if (/[\\\s\u0000-\u001f\u007f]/.test(raw)) return { ok: false, reason: "backslash, whitespace or control character" };
   if (!/^https?:\/\//i.test(raw)) return { ok: false, reason: "not http(s)" };
   let url: URL;
