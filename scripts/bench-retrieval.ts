@@ -450,7 +450,7 @@ async function main() {
         lines.push(`| ${b.name} | ${f3(b.m.ndcg10)} | ${f3(b.m.r5)} | ${f3(b.m.r20)} | ${f3(b.m.mrr10)} | ${f1(b.indexMs / 1000)} s (in memory) | ${f1(b.p50)} ms | ${f1(b.p95)} ms |`);
         console.log(lines[lines.length - 1]);
       }
-      lines.push("", `Query latency of retrieve(): mean ${f1(mean(main.lat))} ms (includes tokenizing, SQL BM25, fetching the chunks, MMR).`);
+      lines.push("", `Query latency of retrieve(): mean ${f1(mean(main.lat))} ms (includes tokenizing, SQL BM25 with the hits' chunks, MMR).`);
     }
     if (sentenceIds && !flag("no-abstention")) await abstention(lines);
   }
