@@ -157,7 +157,6 @@ export async function* streamChat(req: ChatRequest): AsyncGenerator<ChatStreamEv
   const call = chatCall(req);
   try {
     const res = await call.post(buildChatBody(req, true), "text/event-stream");
-    if (!res.body) throw call.fail(`returned an empty response (${call.endpoint}).`);
     let finishReason: string | null = null;
     let done = false;
     try {

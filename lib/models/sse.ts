@@ -66,24 +66,17 @@ export class SseParser {
   }
 }
 
-/** Decodes a byte stream into SSE events; `onChunk` fires per received chunk (idle timers). */
-export async function* readSseEvents(
-  body: ReadableStream<Uint8Array>,
-  onChunk?: () => void,
-): AsyncGenerator<SseEvent> {
+/**
+ * Decodes a byte stream (a Node response or a WHATWG ReadableStream) into SSE events; `onChunk`
+ * fires per received chunk (idle timers). A consumer that stops early (break, throw, abort)
+ * ends the iteration, which destroys or cancels the stream and so releases the connection.
+ */
+export async function* readSseEvents(body: AsyncIterable<Uint8Array>, onChunk?: () => void): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder("utf-8");
   const parser = new SseParser();
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      onChunk?.();
-      yield* parser.push(decoder.decode(value, { stream: true }));
-    }
-  } finally {
-    // A consumer that stops early (break, throw, abort) must release the connection.
-    reader.cancel().catch(() => {});
+  for await (const chunk of body) {
+    onChunk?.();
+    yield* parser.push(decoder.decode(chunk, { stream: true }));
   }
   yield* parser.push(decoder.decode());
   yield* parser.end();

@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import { ReadableStream } from "node:stream/web";
 import { describe, expect, it } from "vitest";
 import { SseParser, readSseEvents } from "@/lib/models/sse";
 
@@ -32,7 +34,7 @@ function byteStream(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8Arra
   });
 }
 
-async function collect(stream: ReadableStream<Uint8Array>) {
+async function collect(stream: AsyncIterable<Uint8Array>) {
   const out = [];
   for await (const ev of readSseEvents(stream)) out.push(ev);
   return out;
@@ -70,6 +72,22 @@ describe("readSseEvents", () => {
   it("works one byte per chunk", async () => {
     const cuts = Array.from({ length: bytes.length - 1 }, (_, i) => i + 1);
     expect(await collect(byteStream(bytes, cuts))).toEqual(EXPECTED);
+  });
+
+  it("reads a Node stream (an http response) the same way", async () => {
+    const chunks = [bytes.slice(0, 7), bytes.slice(7, 30), bytes.slice(30)];
+    expect(await collect(Readable.from(chunks))).toEqual(EXPECTED);
+  });
+
+  it("destroys a Node stream when the consumer stops early (the connection is released)", async () => {
+    const body = Readable.from((function* () {
+      for (;;) yield new TextEncoder().encode("data: x\n\n");
+    })());
+    for await (const ev of readSseEvents(body)) {
+      expect(ev.data).toBe("x");
+      break;
+    }
+    expect(body.destroyed).toBe(true);
   });
 
   it("cancels the underlying stream when the consumer stops early", async () => {
