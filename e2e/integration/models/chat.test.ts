@@ -1,4 +1,5 @@
-import { createServer } from "node:net";
+import { createServer as createHttpServer } from "node:http";
+import { createServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
 import { completeChat, streamChat, type ChatRequest, type ChatStreamEvent } from "@/lib/models/chat";
@@ -123,6 +124,23 @@ describe("streamChat", () => {
   it("connection refused becomes MODEL_UNAVAILABLE", async () => {
     const port = await freePort();
     expectModelUnavailable(await drain(request({ baseUrl: `http://127.0.0.1:${port}/v1` })), /ECONNREFUSED/);
+  });
+
+  it("a redirect is not followed: the key never reaches the redirect's target", async () => {
+    // A gateway answering 307 towards the (working) fake: following it would succeed.
+    const gateway = createHttpServer((_req, res) => {
+      res.writeHead(307, { location: `${fake.baseUrl}/chat/completions` });
+      res.end();
+    });
+    await new Promise<void>((r) => gateway.listen(0, "127.0.0.1", r));
+    try {
+      const port = (gateway.address() as AddressInfo).port;
+      const result = await drain(request({ baseUrl: `http://127.0.0.1:${port}/v1` }));
+      expectModelUnavailable(result, /HTTP 307/);
+      expect(fake.requests).toHaveLength(0);
+    } finally {
+      await new Promise((r) => gateway.close(r));
+    }
   });
 
   it("a malformed chunk becomes MODEL_UNAVAILABLE after the good deltas", async () => {
