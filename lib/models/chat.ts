@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { ModelCall, endpointUrl } from "./http";
-import { readSseEvents } from "./sse";
+import { readSseEvents, SseEventTooLarge } from "./sse";
 
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
@@ -176,6 +176,7 @@ export async function* streamChat(req: ChatRequest): AsyncGenerator<ChatStreamEv
         finishReason = chunk.finishReason ?? finishReason;
       }
     } catch (e) {
+      if (e instanceof SseEventTooLarge && !req.signal?.aborted) throw call.fail(`${e.message} (${call.endpoint}).`);
       throw call.classify(e);
     }
     // Some providers omit [DONE] after the finish chunk; a finish_reason is proof enough.

@@ -117,7 +117,7 @@ export class ModelCall {
     }
     const status = res.statusCode ?? 0;
     if (status < 200 || status > 299) {
-      const text = await readText(res).catch(() => "");
+      const text = await readText(res, MAX_ERROR_BODY_BYTES, true).catch(() => "");
       throw this.fail(`returned HTTP ${status} from ${this.endpoint}: ${errorExcerpt(text)}`, status);
     }
     return { status, body: res };
@@ -126,8 +126,9 @@ export class ModelCall {
   async readJson(res: ModelResponse): Promise<unknown> {
     let text: string;
     try {
-      text = await readText(res.body);
+      text = await readText(res.body, MAX_JSON_RESPONSE_BYTES);
     } catch (e) {
+      if (e instanceof ResponseTooLarge) throw this.fail(`returned more than ${MAX_JSON_RESPONSE_BYTES / 1024 / 1024} MB (${this.endpoint}).`);
       throw this.classify(e);
     }
     try {
@@ -173,10 +174,29 @@ export interface ModelResponse {
   body: AsyncIterable<Uint8Array>;
 }
 
-async function readText(body: AsyncIterable<Uint8Array>): Promise<string> {
+/** A JSON answer larger than this is refused (an embedding batch is a few MB at most). */
+export const MAX_JSON_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** Only the start of an error body is read: it is shown as a bounded excerpt anyway. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+class ResponseTooLarge extends Error {}
+
+/**
+ * The body as text, at most `maxBytes` of it: past that, reading stops (the stream is destroyed,
+ * which closes the connection) and either the text so far is returned (`truncate`) or it fails.
+ */
+async function readText(body: AsyncIterable<Uint8Array>, maxBytes: number, truncate = false): Promise<string> {
   const decoder = new TextDecoder("utf-8");
   let text = "";
-  for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.byteLength;
+    if (bytes > maxBytes) {
+      if (truncate) return text + decoder.decode(chunk.subarray(0, chunk.byteLength - (bytes - maxBytes)));
+      throw new ResponseTooLarge();
+    }
+    text += decoder.decode(chunk, { stream: true });
+  }
   return text + decoder.decode();
 }
 

@@ -10,8 +10,18 @@ export interface SseEvent {
   data: string;
 }
 
+/** One event (its data lines, or a line still without its end) may not grow past this. */
+export const MAX_SSE_EVENT_CHARS = 1024 * 1024;
+
+export class SseEventTooLarge extends Error {
+  constructor() {
+    super(`sent a stream event longer than ${MAX_SSE_EVENT_CHARS} characters`);
+  }
+}
+
 export class SseParser {
   private buffer = "";
+  private dataChars = 0;
   /** A chunk ended with "\r": a "\n" at the start of the next one belongs to the same break. */
   private pendingCr = false;
   private dataLines: string[] = [];
@@ -36,6 +46,8 @@ export class SseParser {
       start = i + 1;
     }
     this.buffer = this.buffer.slice(start);
+    // A peer that never ends a line or an event would otherwise grow this without bound.
+    if (this.buffer.length + this.dataChars > MAX_SSE_EVENT_CHARS) throw new SseEventTooLarge();
     return events;
   }
 
@@ -52,6 +64,7 @@ export class SseParser {
     if (line === "") {
       if (this.dataLines.length > 0) out.push({ event: this.eventName || "message", data: this.dataLines.join("\n") });
       this.dataLines = [];
+      this.dataChars = 0;
       this.eventName = "";
       return;
     }
@@ -60,7 +73,10 @@ export class SseParser {
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? "" : line.slice(colon + 1);
     if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "data") this.dataLines.push(value);
+    if (field === "data") {
+      this.dataLines.push(value);
+      this.dataChars += value.length;
+    }
     else if (field === "event") this.eventName = value;
     // id / retry are irrelevant to a one-shot completion stream.
   }

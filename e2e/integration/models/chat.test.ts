@@ -143,6 +143,20 @@ describe("streamChat", () => {
     }
   });
 
+  it("a stream event over 1 MB becomes MODEL_UNAVAILABLE instead of growing without bound", async () => {
+    fake.script({ kind: "stream", tokens: ["ok", "x".repeat(1_200_000)] });
+    const result = await drain(request());
+    expect(result.events).toEqual([{ type: "delta", text: "ok" }]);
+    expectModelUnavailable(result, /longer than 1048576 characters/);
+  });
+
+  it("an error body of megabytes still gives a short HTTP 500 message", async () => {
+    fake.script({ kind: "fail", status: 500, body: { error: { message: "y".repeat(5_000_000) } } });
+    const result = await drain(request());
+    const err = expectModelUnavailable(result, /HTTP 500/);
+    expect(err.message.length).toBeLessThan(1000);
+  });
+
   it("a malformed chunk becomes MODEL_UNAVAILABLE after the good deltas", async () => {
     fake.script({ kind: "malformed", tokens: ["a", "b", "c", "d"], afterTokens: 2 });
     const result = await drain(request());
@@ -239,6 +253,7 @@ describe("completeChat", () => {
     ["malformed body", { kind: "malformed" } as const, /not JSON/],
     ["wrong shape", { kind: "json", body: { choices: [] } } as const, /unexpected shape/],
     ["cut body", { kind: "cut" } as const, /failed/],
+    ["body over 32 MB", { kind: "json", body: { filler: "z".repeat(33 * 1024 * 1024) } } as const, /more than 32 MB/],
   ])("%s becomes MODEL_UNAVAILABLE", async (_name, scenario, pattern) => {
     fake.script(scenario);
     const error = await completeChat(request()).then(() => null, (e: unknown) => e);

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { ReadableStream } from "node:stream/web";
 import { describe, expect, it } from "vitest";
-import { SseParser, readSseEvents } from "@/lib/models/sse";
+import { MAX_SSE_EVENT_CHARS, SseEventTooLarge, SseParser, readSseEvents } from "@/lib/models/sse";
 
 const FIXTURE =
   ": keep-alive\r\n\r\n" +
@@ -57,6 +57,28 @@ describe("SseParser", () => {
 
   it("ignores an empty push between a CR and its LF", () => {
     expect(parseInPieces(["data: a\r", "", "\ndata: b\n\n"])).toEqual([{ event: "message", data: "a\nb" }]);
+  });
+});
+
+describe("SseParser limits", () => {
+  it("refuses a line that never ends once it passes the limit", () => {
+    const p = new SseParser();
+    expect(p.push(`data: ${"x".repeat(MAX_SSE_EVENT_CHARS - 100)}`)).toEqual([]);
+    expect(() => p.push("x".repeat(200))).toThrow(SseEventTooLarge);
+  });
+
+  it("refuses an event whose data lines add up past the limit", () => {
+    const p = new SseParser();
+    const line = `data: ${"y".repeat(100_000)}\n`;
+    expect(() => {
+      for (let i = 0; i < 11; i++) p.push(line);
+    }).toThrow(SseEventTooLarge);
+  });
+
+  it("counts per event: many events under the limit pass", () => {
+    const p = new SseParser();
+    const event = `data: ${"z".repeat(600_000)}\n\n`;
+    for (let i = 0; i < 3; i++) expect(p.push(event)).toHaveLength(1);
   });
 });
 
