@@ -5,6 +5,7 @@
 // (docs/benchmarks-chat-postgres.md with BENCH_DATABASE_URL) and its table into docs/benchmarks.md.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startFakeOpenAI } from "../e2e/support/fake-openai-server";
@@ -75,9 +76,17 @@ const pct = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN;
 };
 
+// BENCH_SERVER=next: the production server (`next start`, needs `npm run build` first) instead
+// of the route handlers behind a minimal node:http server (e2e/support/serve-app.ts).
+const NEXT = process.env.BENCH_SERVER === "next";
+
 function startServer(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; url: string }> {
   // BENCH_PROFILE_DIR: write a CPU profile of the app process (to find where a turn's time goes).
   const prof = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  return NEXT ? startNext(env, prof) : startHandlers(env, prof);
+}
+
+function startHandlers(env: Record<string, string | undefined>, prof: string[]): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [...prof, "--conditions=react-server", "--import", "tsx", "e2e/support/serve-app.ts", "--port", "0"], {
     env: { ...process.env, ...env } as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "inherit"],
@@ -91,6 +100,27 @@ function startServer(env: Record<string, string | undefined>): Promise<{ child: 
     });
     child.on("exit", (code) => reject(new Error(`server exited (${code})`)));
   });
+}
+
+async function startNext(env: Record<string, string | undefined>, prof: string[]): Promise<{ child: ChildProcess; url: string }> {
+  if (!existsSync(".next/BUILD_ID")) throw new Error("BENCH_SERVER=next serves the production build: run `npm run build` first");
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  const child = spawn(process.execPath, [...prof, "node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {
+    env: { ...process.env, ...env, NEXT_TELEMETRY_DISABLED: "1" } as NodeJS.ProcessEnv,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`next start exited (${child.exitCode})`);
+    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    if (ok) return { child, url };
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** The KB is built through the real upload and ingestion path: the sample documents plus notes. */
@@ -165,7 +195,7 @@ async function main() {
   const doc = `# Chat latency benchmark
 
 Measured by \`npm run bench:chat\` on ${new Date().toISOString().slice(0, 10)} (2 cores, Node ${process.version}), ${dbLabel},
-real HTTP + SSE; the app runs in its own process (route handlers + boot), the client and the test model server in another;
+real HTTP + SSE; the app runs in its own process (${NEXT ? "`next start`, the production build" : "route handlers + boot behind node:http"}), the client and the test model server in another;
 KB built through the real upload and ingestion path: the sample documents plus a generated notes file, ${chunkTotal} chunks. Times in milliseconds from
 sending the request; p95 over the streams of one level. Each level's row is its first burst since the server started
 (one warm-up question before level 1); the last row pools ${WARM_BURSTS} more bursts at the largest level, as a server that has been
@@ -176,13 +206,13 @@ running for a while would see them. "errors" counts streams without \`done\`.
 ${rows.join("\n")}
 `;
   mkdirSync("docs", { recursive: true });
-  const out = process.env.BENCH_DATABASE_URL ? "docs/benchmarks-chat-postgres.md" : "docs/benchmarks-chat.md";
+  const out = `docs/benchmarks-chat${process.env.BENCH_DATABASE_URL ? "-postgres" : ""}${NEXT ? "-next" : ""}.md`;
   writeFileSync(out, doc);
   console.log(`wrote ${out}`);
   // The summary page carries the latest table of each database between markers; the text
   // around them is written by hand.
-  const key = process.env.BENCH_DATABASE_URL ? "chat-postgres" : "chat-pglite";
-  const block = `<!-- bench:${key} -->\nLatest \`npm run bench:chat\` run, ${dbLabel}, ${new Date().toISOString().slice(0, 10)}:\n\n| engine | concurrent streams | references p50 | references p95 | first delta p50 | first delta p95 | errors |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n${rows.join("\n")}\n<!-- /bench:${key} -->`;
+  const key = `${process.env.BENCH_DATABASE_URL ? "chat-postgres" : "chat-pglite"}${NEXT ? "-next" : ""}`;
+  const block = `<!-- bench:${key} -->\nLatest \`npm run bench:chat\` run${NEXT ? " against `next start` (BENCH_SERVER=next)" : ""}, ${dbLabel}, ${new Date().toISOString().slice(0, 10)}:\n\n| engine | concurrent streams | references p50 | references p95 | first delta p50 | first delta p95 | errors |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n${rows.join("\n")}\n<!-- /bench:${key} -->`;
   const summaryPath = "docs/benchmarks.md";
   const summary = existsSync(summaryPath) ? readFileSync(summaryPath, "utf8") : "# Benchmarks — summary\n";
   const re = new RegExp(`<!-- bench:${key} -->[\\s\\S]*?<!-- /bench:${key} -->`);
