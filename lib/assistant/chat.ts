@@ -12,6 +12,7 @@ import { getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import type { RetrievalHit, SourceSummary } from "@/lib/retrieval/types";
 import { acquireTurn, findConversation, loadHistory, releaseTurn, saveMessage, startConversationWithQuestion } from "./conversations";
 import { bindExternalRefs, listExternalRefs, type ExternalRef } from "./external-refs";
+import { DeltaBatcher } from "./delta-batcher";
 import { composeExtractiveAnswer, pieces } from "./engines/extractive";
 import { MarkerFilter } from "./markers";
 import {
@@ -166,6 +167,8 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
     metadata: {},
   };
   let terminal: { event: "done" | "error"; data: Record<string, unknown> } | null = null;
+  // Sends deltas still held by the batcher (before an error or the end of the stream).
+  let flushDeltas = () => {};
   try {
     w.send("start", { conversation_id: p.conversationId, message_id: p.assistantMessageId });
     const history = p.isNew
@@ -223,11 +226,15 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
 
     if (p.input.answer_mode !== "references_only") {
       const filter = new MarkerFilter((n) => n >= 1 && n <= outcome.references.length);
+      // A model's tokens are coalesced (the extractive answer is already a few large pieces).
+      const batcher = models.chat ? new DeltaBatcher((text) => w.send("delta", { text })) : null;
+      flushDeltas = () => batcher?.flush();
       const emit = (text: string) => {
         const clean = filter.push(text);
         if (clean) {
           outcome.content += clean;
-          w.send("delta", { text: clean });
+          if (batcher) batcher.push(clean);
+          else w.send("delta", { text: clean });
         }
       };
       if (models.chat) {
@@ -235,6 +242,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       } else {
         answerExtractively(p, context, emit);
       }
+      batcher?.flush();
       const tail = filter.flush();
       if (tail) {
         outcome.content += tail;
@@ -265,6 +273,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       terminal = { event: "error", data: { code, message: isAppError(e) ? e.message : "Something went wrong on our side." } };
     }
   } finally {
+    flushDeltas();
     // Saved before the terminal event, so a client that reads `done`/`error` and then lists the
     // messages always finds the answer.
     await persistOutcome(p, outcome).catch((e) => console.error("[assistant] could not save the answer", e));
