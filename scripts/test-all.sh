@@ -21,6 +21,10 @@ export CHECKPOINT_DISABLE=1      # no Prisma update check
 
 REPORT_DIR=$(mktemp -d /tmp/ka-test-reports.XXXXXX)
 MANIFEST="$REPORT_DIR/manifest.tsv"
+# Every temporary directory the tests make (data directories of test servers and databases,
+# ~1.4 GB per run) goes under the report directory, which is removed on exit.
+export TMPDIR="$REPORT_DIR/tmp"
+mkdir -p "$TMPDIR"
 : >"$MANIFEST"
 PG_STARTED=0
 CURRENT_PID=""
