@@ -120,7 +120,7 @@ export class ModelCall {
       const text = await readText(res, MAX_ERROR_BODY_BYTES, true).catch(() => "");
       throw this.fail(`returned HTTP ${status} from ${this.endpoint}: ${errorExcerpt(text)}`, status);
     }
-    return { status, body: res };
+    return { body: res };
   }
 
   async readJson(res: ModelResponse): Promise<unknown> {
@@ -170,7 +170,6 @@ export class ModelCall {
 
 /** An upstream answer with a 2xx status; `body` is read once (streamed or with readJson). */
 export interface ModelResponse {
-  status: number;
   body: AsyncIterable<Uint8Array>;
 }
 
