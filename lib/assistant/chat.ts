@@ -167,8 +167,9 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
     metadata: {},
   };
   let terminal: { event: "done" | "error"; data: Record<string, unknown> } | null = null;
-  // Sends deltas still held by the batcher (before an error or the end of the stream).
-  let flushDeltas = () => {};
+  // Holds a model's deltas for up to DELTA_WINDOW_MS; flushed before related questions and
+  // before the terminal event on every path.
+  let batcher: DeltaBatcher | null = null;
   try {
     w.send("start", { conversation_id: p.conversationId, message_id: p.assistantMessageId });
     const history = p.isNew
@@ -227,8 +228,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
     if (p.input.answer_mode !== "references_only") {
       const filter = new MarkerFilter((n) => n >= 1 && n <= outcome.references.length);
       // A model's tokens are coalesced (the extractive answer is already a few large pieces).
-      const batcher = models.chat ? new DeltaBatcher((text) => w.send("delta", { text })) : null;
-      flushDeltas = () => batcher?.flush();
+      batcher = models.chat ? new DeltaBatcher((text) => w.send("delta", { text })) : null;
       const emit = (text: string) => {
         const clean = filter.push(text);
         if (clean) {
@@ -273,7 +273,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       terminal = { event: "error", data: { code, message: isAppError(e) ? e.message : "Something went wrong on our side." } };
     }
   } finally {
-    flushDeltas();
+    batcher?.flush();
     // Saved before the terminal event, so a client that reads `done`/`error` and then lists the
     // messages always finds the answer.
     await persistOutcome(p, outcome).catch((e) => console.error("[assistant] could not save the answer", e));

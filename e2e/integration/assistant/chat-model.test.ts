@@ -38,6 +38,10 @@ describe("chat stream with an OpenAI-compatible model", () => {
     const { events } = await readSse(await c.request("POST", url(), { message: "智慧城市政策的实施范围是什么？" }));
     expect(events.at(-1)!.event).toBe("done");
     expect(answerOf(events)).toBe("实施范围包括全部地级市[1]，另见。");
+    // Coalesced deltas are all out before related_questions and done (SPEC §5 order).
+    const kinds = events.map((e) => e.event);
+    expect(kinds.lastIndexOf("delta")).toBeLessThan(kinds.indexOf("related_questions"));
+    expect(kinds.indexOf("related_questions")).toBeLessThan(kinds.indexOf("done"));
     const done = events.at(-1)!.data as { engine: string; usage: { total_tokens: number } };
     expect(done.engine).toBe("model");
     expect(done.usage.total_tokens).toBeGreaterThan(0);
@@ -101,6 +105,8 @@ describe("chat stream with an OpenAI-compatible model", () => {
     const saved = await db.message.findMany({ where: { conversationId: conv }, orderBy: { createdAt: "asc" } });
     expect(saved.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(saved[1]!.finishReason).toBe("error");
+    // Deltas held back for coalescing are sent before the error: the client saw what was saved.
+    expect(answerOf(events)).toBe(saved[1]!.content);
   });
 
   it("cancels the model request within a second when the client disconnects, and saves the partial answer", async () => {
