@@ -150,11 +150,37 @@ describe("streamChat", () => {
     expectModelUnavailable(result, /longer than 1048576 characters/);
   });
 
-  it("an error body of megabytes still gives a short HTTP 500 message", async () => {
-    fake.script({ kind: "fail", status: 500, body: { error: { message: "y".repeat(5_000_000) } } });
-    const result = await drain(request());
-    const err = expectModelUnavailable(result, /HTTP 500/);
-    expect(err.message.length).toBeLessThan(1000);
+  it("an error body is read only up to its excerpt's bound, then the connection is closed", async () => {
+    // The server sends up to 64 MB, only as fast as the client reads (backpressure). Without the
+    // bound the client reads all of it; with it the client stops after 64 KB, so the server gets
+    // no further than its socket buffers.
+    const LIMIT = 64 * 1024 * 1024;
+    let written = 0;
+    let serverSawClose = false;
+    const big = createHttpServer((_req, res) => {
+      res.writeHead(500, { "content-type": "text/plain" });
+      const piece = "y".repeat(16_384);
+      const pump = () => {
+        while (written < LIMIT && !res.destroyed) {
+          written += piece.length;
+          if (!res.write(piece)) return void res.once("drain", pump);
+        }
+        if (!res.destroyed) res.end();
+      };
+      pump();
+      res.on("close", () => (serverSawClose = true));
+    });
+    await new Promise<void>((r) => big.listen(0, "127.0.0.1", r));
+    try {
+      const port = (big.address() as AddressInfo).port;
+      const err = expectModelUnavailable(await drain(request({ baseUrl: `http://127.0.0.1:${port}/v1` })), /HTTP 500/);
+      expect(err.message.length).toBeLessThan(1000);
+      await waitFor(() => serverSawClose);
+      expect(written).toBeLessThan(LIMIT / 2);
+    } finally {
+      big.closeAllConnections();
+      await new Promise((r) => big.close(r));
+    }
   });
 
   it("a malformed chunk becomes MODEL_UNAVAILABLE after the good deltas", async () => {
