@@ -7,8 +7,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
+import http from "node:http";
 import path from "node:path";
 import { startFakeOpenAI } from "../e2e/support/fake-openai-server";
+import { threadCpu } from "./thread-cpu";
 
 const LEVELS = (process.env.BENCH_LEVELS ?? "1,10,50").split(",").map(Number);
 /** Bursts at the largest level after the first, reported pooled in their own row. */
@@ -20,6 +22,12 @@ const QUESTIONS = [
   "设备 X120 的维护周期",
 ];
 
+interface Cpu {
+  main: number;
+  others: number;
+  bench: number;
+}
+
 interface Sample {
   refsMs: number;
   firstDeltaMs: number | null;
@@ -27,36 +35,45 @@ interface Sample {
   error?: string;
 }
 
-async function oneStream(baseUrl: string, kb: string, q: string): Promise<Sample> {
+// The client reads the streams over node:http, not fetch: it shares the machine's two cores with
+// the app, and fetch's web-stream reads cost it several times more CPU per event.
+const agent = new http.Agent({ keepAlive: true });
+
+function oneStream(baseUrl: string, kb: string, q: string): Promise<Sample> {
   const t0 = performance.now();
-  const res = await fetch(`${baseUrl}/v1/knowledges/${kb}/assistant/chat/stream`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ message: q }),
+  const body = JSON.stringify({ message: q });
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${baseUrl}/v1/knowledges/${kb}/assistant/chat/stream`, {
+      method: "POST",
+      agent,
+      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+    });
+    req.on("error", reject);
+    req.on("response", (res) => {
+      res.setEncoding("utf8");
+      let buf = "";
+      let refsMs = -1;
+      let firstDeltaMs: number | null = null;
+      let ok = false;
+      let error: string | undefined;
+      res.on("data", (text: string) => {
+        buf += text;
+        let i;
+        while ((i = buf.indexOf("\n\n")) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const ev = /^event: (.*)$/m.exec(block)?.[1];
+          if (ev === "references" && refsMs < 0) refsMs = performance.now() - t0;
+          if (ev === "delta" && firstDeltaMs === null) firstDeltaMs = performance.now() - t0;
+          if (ev === "done") ok = true;
+          if (ev === "error") error = /^data: (.*)$/m.exec(block)?.[1];
+        }
+      });
+      res.on("end", () => resolve({ refsMs, firstDeltaMs, ok, error }));
+      res.on("error", reject);
+    });
+    req.end(body);
   });
-  const reader = res.body!.getReader();
-  const dec = new TextDecoder();
-  let buf = "";
-  let refsMs = -1;
-  let firstDeltaMs: number | null = null;
-  let ok = false;
-  let error: string | undefined;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buf += dec.decode(value, { stream: true });
-    let i;
-    while ((i = buf.indexOf("\n\n")) >= 0) {
-      const block = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      const ev = /^event: (.*)$/m.exec(block)?.[1];
-      if (ev === "references" && refsMs < 0) refsMs = performance.now() - t0;
-      if (ev === "delta" && firstDeltaMs === null) firstDeltaMs = performance.now() - t0;
-      if (ev === "done") ok = true;
-      if (ev === "error") error = /^data: (.*)$/m.exec(block)?.[1];
-    }
-  }
-  return { refsMs, firstDeltaMs, ok, error };
 }
 
 async function freshDatabase(serverUrl: string): Promise<string> {
@@ -168,21 +185,37 @@ async function run(engine: "extractive" | "model", tokenMs: number) {
   const rows: string[] = [];
   const label = `${engine}${model ? ` (${tokenMs} ms/token)` : ""}`;
   const burst = (n: number) => Promise.all(Array.from({ length: n }, (_, i) => oneStream(server.url, kb, QUESTIONS[i % QUESTIONS.length]!)));
-  const row = (level: string, samples: Sample[]) => {
+  // CPU of the app's threads and of this process (client and test model server) per burst.
+  const measured = async (fn: () => Promise<Sample[]>): Promise<[Sample[], Cpu]> => {
+    const app0 = threadCpu(server.child.pid!);
+    const bench0 = process.cpuUsage();
+    const samples = await fn();
+    const app1 = threadCpu(server.child.pid!);
+    const bench = process.cpuUsage(bench0);
+    const cpu = { main: NaN, others: NaN, bench: (bench.user + bench.system) / 1000 };
+    if (app0 && app1) Object.assign(cpu, { main: app1.main - app0.main, others: app1.others - app0.others });
+    return [samples, cpu];
+  };
+  const row = (level: string, samples: Sample[], cpu: Cpu) => {
     const refs = samples.map((s) => s.refsMs).filter((x) => x >= 0);
     const first = samples.map((s) => s.firstDeltaMs).filter((x): x is number => x !== null);
     const errors = samples.filter((s) => !s.ok).length;
-    rows.push(`| ${label} | ${level} | ${pct(refs, 50).toFixed(0)} | ${pct(refs, 95).toFixed(0)} | ${pct(first, 50).toFixed(0)} | ${pct(first, 95).toFixed(0)} | ${errors} |`);
+    rows.push(`| ${label} | ${level} | ${pct(refs, 50).toFixed(0)} | ${pct(refs, 95).toFixed(0)} | ${pct(first, 50).toFixed(0)} | ${pct(first, 95).toFixed(0)} | ${errors} | ${cpu.main.toFixed(0)} / ${cpu.others.toFixed(0)} / ${cpu.bench.toFixed(0)} |`);
     console.log(rows.at(-1));
   };
   // Each level's row is its first burst since the server started (the code paths of a large
   // burst are still being compiled by V8 then); the target applies to these rows.
-  for (const n of LEVELS) row(String(n), await burst(n));
+  for (const n of LEVELS) row(String(n), ...(await measured(() => burst(n))));
   // The same largest level again, pooled: what a server that has been running for a while gives.
   const top = Math.max(...LEVELS);
   const warm: Sample[] = [];
-  for (let i = 0; i < WARM_BURSTS; i++) warm.push(...(await burst(top)));
-  if (WARM_BURSTS > 0) row(`${top} (next ${WARM_BURSTS} bursts)`, warm);
+  const warmCpu: Cpu = { main: 0, others: 0, bench: 0 };
+  for (let i = 0; i < WARM_BURSTS; i++) {
+    const [samples, cpu] = await measured(() => burst(top));
+    warm.push(...samples);
+    for (const k of ["main", "others", "bench"] as const) warmCpu[k] += cpu[k] / WARM_BURSTS;
+  }
+  if (WARM_BURSTS > 0) row(`${top} (next ${WARM_BURSTS} bursts)`, warm, warmCpu);
   server.child.kill("SIGTERM");
   await new Promise((r) => server.child.once("exit", r));
   await model?.close();
@@ -201,9 +234,15 @@ sending the request; p95 over the streams of one level. Each level's row is its 
 (one warm-up question before level 1); the last row pools ${WARM_BURSTS} more bursts at the largest level, as a server that has been
 running for a while would see them. "errors" counts streams without \`done\`.
 
-| engine | concurrent streams | references p50 | references p95 | first delta p50 | first delta p95 | errors |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| engine | concurrent streams | references p50 | references p95 | first delta p50 | first delta p95 | errors | CPU ms: app main / app other threads / bench |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${rows.join("\n")}
+
+The last column is CPU time per burst (for the warm row, the mean of its bursts), read from
+/proc: the app's main thread; its other threads (the database worker, V8's compiler and GC
+helpers, libuv); and the bench process, which holds the client and the test model server and
+shares the two cores with the app. The client reads the streams over node:http: with fetch it used
+about twice the CPU, which the app then lacked.
 `;
   mkdirSync("docs", { recursive: true });
   const out = `docs/benchmarks-chat${process.env.BENCH_DATABASE_URL ? "-postgres" : ""}${NEXT ? "-next" : ""}.md`;
@@ -212,7 +251,7 @@ ${rows.join("\n")}
   // The summary page carries the latest table of each database between markers; the text
   // around them is written by hand.
   const key = `${process.env.BENCH_DATABASE_URL ? "chat-postgres" : "chat-pglite"}${NEXT ? "-next" : ""}`;
-  const block = `<!-- bench:${key} -->\nLatest \`npm run bench:chat\` run${NEXT ? " against `next start` (BENCH_SERVER=next)" : ""}, ${dbLabel}, ${new Date().toISOString().slice(0, 10)}:\n\n| engine | concurrent streams | references p50 | references p95 | first delta p50 | first delta p95 | errors |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n${rows.join("\n")}\n<!-- /bench:${key} -->`;
+  const block = `<!-- bench:${key} -->\nLatest \`npm run bench:chat\` run${NEXT ? " against `next start` (BENCH_SERVER=next)" : ""}, ${dbLabel}, ${new Date().toISOString().slice(0, 10)}:\n\n| engine | concurrent streams | references p50 | references p95 | first delta p50 | first delta p95 | errors | CPU ms: app main / app other threads / bench |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n${rows.join("\n")}\n<!-- /bench:${key} -->`;
   const summaryPath = "docs/benchmarks.md";
   const summary = existsSync(summaryPath) ? readFileSync(summaryPath, "utf8") : "# Benchmarks — summary\n";
   const re = new RegExp(`<!-- bench:${key} -->[\\s\\S]*?<!-- /bench:${key} -->`);
