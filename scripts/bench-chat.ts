@@ -9,7 +9,6 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import http from "node:http";
 import path from "node:path";
-import { startFakeOpenAI } from "../e2e/support/fake-openai-server";
 import { threadCpu } from "./thread-cpu";
 
 const LEVELS = (process.env.BENCH_LEVELS ?? "1,10,50").split(",").map(Number);
@@ -25,7 +24,8 @@ const QUESTIONS = [
 interface Cpu {
   main: number;
   others: number;
-  bench: number;
+  client: number;
+  model: number;
 }
 
 interface Sample {
@@ -168,8 +168,32 @@ async function buildKb(baseUrl: string): Promise<string> {
 
 let chunkTotal = 0;
 
+/**
+ * The test model server runs in a process of its own, as a provider would be elsewhere: in the
+ * bench's process its token writes delayed the client's reading of the app's events.
+ */
+async function startModel(tokenMs: number): Promise<{ child: ChildProcess; baseUrl: string; close: () => Promise<void> }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "e2e/support/fake-openai-server.ts", "--port", "0", "--tokens-ms", String(tokenMs)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on("exit", (code) => reject(new Error(`test model server exited (${code})`)));
+  });
+  const close = async () => {
+    child.kill("SIGTERM");
+    if (child.exitCode === null) await new Promise((r) => child.once("exit", r));
+  };
+  return { child, baseUrl, close };
+}
+
 async function run(engine: "extractive" | "model", tokenMs: number) {
-  const model = engine === "model" ? await startFakeOpenAI({ tokenMs }) : null;
+  const model = engine === "model" ? await startModel(tokenMs) : null;
   const env: Record<string, string | undefined> = {
     DATA_DIR: mkdtempSync(path.join(tmpdir(), "ka-bench-chat-")),
     AUTH_MODE: "local",
@@ -185,14 +209,19 @@ async function run(engine: "extractive" | "model", tokenMs: number) {
   const rows: string[] = [];
   const label = `${engine}${model ? ` (${tokenMs} ms/token)` : ""}`;
   const burst = (n: number) => Promise.all(Array.from({ length: n }, (_, i) => oneStream(server.url, kb, QUESTIONS[i % QUESTIONS.length]!)));
-  // CPU of the app's threads and of this process (client and test model server) per burst.
+  // CPU per burst of the app's threads, of this process (the client) and of the test model server.
+  const modelCpu = () => {
+    const c = model ? threadCpu(model.child.pid!) : null;
+    return c ? c.main + c.others : 0;
+  };
   const measured = async (fn: () => Promise<Sample[]>): Promise<[Sample[], Cpu]> => {
     const app0 = threadCpu(server.child.pid!);
-    const bench0 = process.cpuUsage();
+    const client0 = process.cpuUsage();
+    const model0 = modelCpu();
     const samples = await fn();
     const app1 = threadCpu(server.child.pid!);
-    const bench = process.cpuUsage(bench0);
-    const cpu = { main: NaN, others: NaN, bench: (bench.user + bench.system) / 1000 };
+    const client = process.cpuUsage(client0);
+    const cpu = { main: NaN, others: NaN, client: (client.user + client.system) / 1000, model: modelCpu() - model0 };
     if (app0 && app1) Object.assign(cpu, { main: app1.main - app0.main, others: app1.others - app0.others });
     return [samples, cpu];
   };
@@ -200,7 +229,7 @@ async function run(engine: "extractive" | "model", tokenMs: number) {
     const refs = samples.map((s) => s.refsMs).filter((x) => x >= 0);
     const first = samples.map((s) => s.firstDeltaMs).filter((x): x is number => x !== null);
     const errors = samples.filter((s) => !s.ok).length;
-    rows.push(`| ${label} | ${level} | ${pct(refs, 50).toFixed(0)} | ${pct(refs, 95).toFixed(0)} | ${pct(first, 50).toFixed(0)} | ${pct(first, 95).toFixed(0)} | ${errors} | ${cpu.main.toFixed(0)} / ${cpu.others.toFixed(0)} / ${cpu.bench.toFixed(0)} |`);
+    rows.push(`| ${label} | ${level} | ${pct(refs, 50).toFixed(0)} | ${pct(refs, 95).toFixed(0)} | ${pct(first, 50).toFixed(0)} | ${pct(first, 95).toFixed(0)} | ${errors} | ${cpu.main.toFixed(0)} / ${cpu.others.toFixed(0)} / ${cpu.client.toFixed(0)} / ${cpu.model.toFixed(0)} |`);
     console.log(rows.at(-1));
   };
   // Each level's row is its first burst since the server started (the code paths of a large
@@ -209,11 +238,11 @@ async function run(engine: "extractive" | "model", tokenMs: number) {
   // The same largest level again, pooled: what a server that has been running for a while gives.
   const top = Math.max(...LEVELS);
   const warm: Sample[] = [];
-  const warmCpu: Cpu = { main: 0, others: 0, bench: 0 };
+  const warmCpu: Cpu = { main: 0, others: 0, client: 0, model: 0 };
   for (let i = 0; i < WARM_BURSTS; i++) {
     const [samples, cpu] = await measured(() => burst(top));
     warm.push(...samples);
-    for (const k of ["main", "others", "bench"] as const) warmCpu[k] += cpu[k] / WARM_BURSTS;
+    for (const k of ["main", "others", "client", "model"] as const) warmCpu[k] += cpu[k] / WARM_BURSTS;
   }
   if (WARM_BURSTS > 0) row(`${top} (next ${WARM_BURSTS} bursts)`, warm, warmCpu);
   server.child.kill("SIGTERM");
@@ -228,20 +257,20 @@ async function main() {
   const doc = `# Chat latency benchmark
 
 Measured by \`npm run bench:chat\` on ${new Date().toISOString().slice(0, 10)} (2 cores, Node ${process.version}), ${dbLabel},
-real HTTP + SSE; the app runs in its own process (${NEXT ? "`next start`, the production build" : "route handlers + boot behind node:http"}), the client and the test model server in another;
+real HTTP + SSE; the app runs in its own process (${NEXT ? "`next start`, the production build" : "route handlers + boot behind node:http"}), the client in another, the test model server in a third;
 KB built through the real upload and ingestion path: the sample documents plus a generated notes file, ${chunkTotal} chunks. Times in milliseconds from
 sending the request; p95 over the streams of one level. Each level's row is its first burst since the server started
 (one warm-up question before level 1); the last row pools ${WARM_BURSTS} more bursts at the largest level, as a server that has been
 running for a while would see them. "errors" counts streams without \`done\`.
 
-| engine | concurrent streams | references p50 | references p95 | first delta p50 | first delta p95 | errors | CPU ms: app main / app other threads / bench |
+| engine | concurrent streams | references p50 | references p95 | first delta p50 | first delta p95 | errors | CPU ms: app main / app other threads / client / model |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${rows.join("\n")}
 
 The last column is CPU time per burst (for the warm row, the mean of its bursts), read from
 /proc: the app's main thread; its other threads (the database worker, V8's compiler and GC
-helpers, libuv); and the bench process, which holds the client and the test model server and
-shares the two cores with the app. The client reads the streams over node:http: with fetch it used
+helpers, libuv); the bench's client; and the test model server, a process of its own. All four
+share the machine's two cores. The client reads the streams over node:http: with fetch it used
 about twice the CPU, which the app then lacked.
 `;
   mkdirSync("docs", { recursive: true });
@@ -251,7 +280,7 @@ about twice the CPU, which the app then lacked.
   // The summary page carries the latest table of each database between markers; the text
   // around them is written by hand.
   const key = `${process.env.BENCH_DATABASE_URL ? "chat-postgres" : "chat-pglite"}${NEXT ? "-next" : ""}`;
-  const block = `<!-- bench:${key} -->\nLatest \`npm run bench:chat\` run${NEXT ? " against `next start` (BENCH_SERVER=next)" : ""}, ${dbLabel}, ${new Date().toISOString().slice(0, 10)}:\n\n| engine | concurrent streams | references p50 | references p95 | first delta p50 | first delta p95 | errors | CPU ms: app main / app other threads / bench |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n${rows.join("\n")}\n<!-- /bench:${key} -->`;
+  const block = `<!-- bench:${key} -->\nLatest \`npm run bench:chat\` run${NEXT ? " against `next start` (BENCH_SERVER=next)" : ""}, ${dbLabel}, ${new Date().toISOString().slice(0, 10)}:\n\n| engine | concurrent streams | references p50 | references p95 | first delta p50 | first delta p95 | errors | CPU ms: app main / app other threads / client / model |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n${rows.join("\n")}\n<!-- /bench:${key} -->`;
   const summaryPath = "docs/benchmarks.md";
   const summary = existsSync(summaryPath) ? readFileSync(summaryPath, "utf8") : "# Benchmarks — summary\n";
   const re = new RegExp(`<!-- bench:${key} -->[\\s\\S]*?<!-- /bench:${key} -->`);
