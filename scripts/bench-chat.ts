@@ -270,7 +270,7 @@ ${rows.join("\n")}
 The last column is CPU time per burst (for the warm row, the mean of its bursts), read from
 /proc: the app's main thread; its other threads (the database worker, V8's compiler and GC
 helpers, libuv); the bench's client; and the test model server, a process of its own. All four
-share the machine's two cores. The client reads the streams over node:http: with fetch it used
+share the machine's two cores (with PostgreSQL, so do the server's processes, not counted here). The client reads the streams over node:http: with fetch it used
 about twice the CPU, which the app then lacked.
 `;
   mkdirSync("docs", { recursive: true });
