@@ -62,6 +62,8 @@ export interface FakeOpenAI {
   requests: RecordedRequest[];
   /** Client disconnects before the response was complete. */
   readonly cancellations: number;
+  /** TCP connections accepted so far (keep-alive reuse shows as fewer connections than requests). */
+  readonly connections: number;
   cancellationLog: Cancellation[];
   /** Queues a one-shot scenario for the next request to its endpoint. */
   script(next: Scenario): void;
@@ -317,6 +319,8 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     sendJson(res, 404, { error: { message: "unknown control path" } });
   }
 
+  let connections = 0;
+  server.on("connection", () => void connections++);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
@@ -329,6 +333,9 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     requests,
     get cancellations() {
       return cancellationLog.length;
+    },
+    get connections() {
+      return connections;
     },
     cancellationLog,
     script,

@@ -161,9 +161,12 @@ export async function* streamChat(req: ChatRequest): AsyncGenerator<ChatStreamEv
     let done = false;
     try {
       for await (const ev of readSseEvents(res.body, () => call.touch())) {
+        // Read on after [DONE] to the response's end, so the connection is pooled (expectEnd).
+        if (done) continue;
         if (ev.data === "[DONE]") {
           done = true;
-          break;
+          call.expectEnd();
+          continue;
         }
         let chunk: ParsedChunk;
         try {
@@ -176,8 +179,12 @@ export async function* streamChat(req: ChatRequest): AsyncGenerator<ChatStreamEv
         finishReason = chunk.finishReason ?? finishReason;
       }
     } catch (e) {
-      if (e instanceof SseEventTooLarge && !req.signal?.aborted) throw call.fail(`${e.message} (${call.endpoint}).`);
-      throw call.classify(e);
+      // After [DONE] the answer is whole: a response that did not end in time was cut, and a
+      // caller's abort has nothing left to cancel.
+      if (!done) {
+        if (e instanceof SseEventTooLarge && !req.signal?.aborted) throw call.fail(`${e.message} (${call.endpoint}).`);
+        throw call.classify(e);
+      }
     }
     // Some providers omit [DONE] after the finish chunk; a finish_reason is proof enough.
     if (!done && finishReason === null) {

@@ -55,12 +55,18 @@ export function isAbortError(e: unknown): boolean {
 /** Errors built by a ModelCall pass through classify() unchanged. */
 const ownErrors = new WeakSet<Error>();
 
+/** How long a response may stay open after its stream's end marker before it is cut. */
+export const END_GRACE_MS = 1_000;
+
 export class ModelCall {
   readonly endpoint: string;
   private readonly controller = new AbortController();
   private readonly timeoutMs: number;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timedOut = false;
+  /** The response was read to its end: its connection is back in the agent's pool. */
+  private ended = false;
+  private ending = false;
   private readonly onCallerAbort = () => this.controller.abort();
 
   constructor(private readonly opts: ModelCallOptions) {
@@ -77,6 +83,7 @@ export class ModelCall {
 
   /** Restarts the timeout; streams call it per received chunk so it bounds silence, not length. */
   touch(): void {
+    if (this.ending) return;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timedOut = true;
@@ -84,11 +91,26 @@ export class ModelCall {
     }, this.timeoutMs);
   }
 
-  /** Always called when the call ends: aborting a finished fetch is a no-op, an unfinished one closes its socket. */
+  /**
+   * The stream's end marker arrived: a server ends the response right after it. Reading on to
+   * that end (rather than stopping, which destroys the socket) keeps the connection for the
+   * next call, which then skips a TCP and TLS handshake; a response still open after
+   * END_GRACE_MS is cut.
+   */
+  expectEnd(): void {
+    this.ending = true;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.controller.abort(), END_GRACE_MS);
+  }
+
+  /**
+   * Always called when the call ends. A response read to its end is left alone (its connection
+   * is pooled); anything else is aborted, which closes the socket and so cancels the upstream work.
+   */
   dispose(): void {
     clearTimeout(this.timer);
     this.opts.signal?.removeEventListener("abort", this.onCallerAbort);
-    this.controller.abort();
+    if (!this.ended) this.controller.abort();
   }
 
   fail(message: string, status?: number): Error {
@@ -120,6 +142,9 @@ export class ModelCall {
       const text = await readText(res, MAX_ERROR_BODY_BYTES, true).catch(() => "");
       throw this.fail(`returned HTTP ${status} from ${this.endpoint}: ${errorExcerpt(text)}`, status);
     }
+    res.once("end", () => {
+      this.ended = true;
+    });
     return { body: res };
   }
 
@@ -138,7 +163,7 @@ export class ModelCall {
     }
   }
 
-  private send(payload: string, accept: string): Promise<http.IncomingMessage> {
+  private send(payload: string, accept: string, retried = false): Promise<http.IncomingMessage> {
     let url: URL;
     try {
       url = new URL(this.opts.url);
@@ -148,6 +173,7 @@ export class ModelCall {
     const client = url.protocol === "https:" ? https : url.protocol === "http:" ? http : null;
     if (!client) return Promise.reject(this.fail(`URL must be http or https (${this.endpoint}).`));
     return new Promise((resolve, reject) => {
+      let responded = false;
       const req = client.request(
         url,
         {
@@ -160,9 +186,19 @@ export class ModelCall {
             ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}),
           },
         },
-        resolve,
+        (res) => {
+          responded = true;
+          resolve(res);
+        },
       );
-      req.on("error", reject);
+      req.on("error", (err: NodeJS.ErrnoException) => {
+        // A pooled connection that the server closed while it sat idle fails before any
+        // response: the request never reached the server, so it goes once more on a new
+        // connection (the pattern of Node's `request.reusedSocket` documentation).
+        const stale = req.reusedSocket && !responded && (err.code === "ECONNRESET" || err.code === "EPIPE");
+        if (stale && !retried && !this.signal.aborted) resolve(this.send(payload, accept, true));
+        else reject(err);
+      });
       req.end(payload);
     });
   }

@@ -297,6 +297,71 @@ describe("completeChat", () => {
   });
 });
 
+describe("connections to the provider", () => {
+  it("are reused: a stream is read past [DONE] to its end instead of destroying its socket", async () => {
+    const before = fake.connections;
+    for (let i = 0; i < 3; i++) {
+      fake.script({ kind: "stream", tokens: ["a", "b"] });
+      const { events, error } = await drain(request());
+      expect(error).toBeNull();
+      expect(events.at(-1)).toEqual({ type: "finish", reason: "stop" });
+    }
+    await completeChat(request());
+    expect(fake.requests).toHaveLength(4);
+    // Four calls over at most one new connection (none if an earlier test left one in the pool).
+    expect(fake.connections - before).toBeLessThanOrEqual(1);
+  });
+
+  it("a response left open after [DONE] is cut after the grace period and the answer still finishes", async () => {
+    let serverSawClose = false;
+    const lingering = createHttpServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write('data: {"choices":[{"index":0,"delta":{"content":"完整"},"finish_reason":null}]}\n\n');
+      res.write('data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
+      res.on("close", () => (serverSawClose = true)); // never ended by the server
+    });
+    await new Promise<void>((r) => lingering.listen(0, "127.0.0.1", r));
+    try {
+      const port = (lingering.address() as AddressInfo).port;
+      const { events, error } = await drain(request({ baseUrl: `http://127.0.0.1:${port}/v1`, timeoutMs: 30_000 }));
+      expect(error).toBeNull();
+      expect(events).toEqual([
+        { type: "delta", text: "完整" },
+        { type: "finish", reason: "stop" },
+      ]);
+      await waitFor(() => serverSawClose);
+    } finally {
+      lingering.closeAllConnections();
+      await new Promise((r) => lingering.close(r));
+    }
+  });
+
+  it("a pooled connection the server dropped meanwhile is retried once on a new connection", async () => {
+    // The server answers the first request on a connection and drops the connection when a
+    // second request arrives on it: the client's request then fails on a reused socket.
+    const perSocket = new WeakMap<object, number>();
+    let connections = 0;
+    const dropping = createHttpServer((req, res) => {
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      if (n > 1) return void req.socket.destroy();
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "好" }, finish_reason: "stop" }] }));
+    });
+    dropping.on("connection", () => void connections++);
+    await new Promise<void>((r) => dropping.listen(0, "127.0.0.1", r));
+    try {
+      const baseUrl = `http://127.0.0.1:${(dropping.address() as AddressInfo).port}/v1`;
+      expect((await completeChat(request({ baseUrl }))).text).toBe("好");
+      expect((await completeChat(request({ baseUrl }))).text).toBe("好");
+      expect(connections).toBe(2);
+    } finally {
+      dropping.closeAllConnections();
+      await new Promise((r) => dropping.close(r));
+    }
+  });
+});
+
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer().listen(0, "127.0.0.1", () => {

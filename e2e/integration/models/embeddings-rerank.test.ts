@@ -119,7 +119,9 @@ describe("rerank", () => {
     ["index out of range", { kind: "json", body: { results: [{ index: 9, relevance_score: 0.5 }] } }],
     ["cut", { kind: "cut" }],
   ] as const)("%s becomes RerankUnavailableError", async (_n, scenario) => {
-    fake.script({ ...scenario, endpoint: "rerank" });
+    // Every request gets the scenario: a cut before any response on a pooled connection is
+    // retried once on a new one (lib/models/http.ts), and that attempt must fail too.
+    fake.setDefault({ ...scenario, endpoint: "rerank" });
     const err = await caught(rerank(rerankReq()));
     expect(err).toBeInstanceOf(RerankUnavailableError);
     expect(err).not.toBeInstanceOf(AppError);
