@@ -5,6 +5,7 @@ import { assertSafeToServe, getEnv } from "@/lib/env";
 import { seedSampleKnowledge } from "@/lib/ingestion/sample";
 import { startIngestionRunner, stopIngestionRunner } from "@/lib/ingestion/runner";
 import { closeRetrievalRuntime, getRetrievalRuntime } from "@/lib/retrieval/runtime";
+import { loadTokenizer } from "@/lib/retrieval/text/tokenize";
 
 // The composition root of the server process: configuration, database (migrations applied),
 // retrieval providers (validated at start, SPEC §8), the first-start sample KB and the
@@ -23,6 +24,8 @@ async function boot(): Promise<void> {
     assertSafeToServe(env);
     const db = await getDb();
     await getRetrievalRuntime();
+    // The word dictionaries (~100–180 ms to build) are loaded before the first question needs them.
+    loadTokenizer();
     if (env.AUTH_MODE === "local") {
       const owner = await ensureLocalOwner();
       if (env.SEED_SAMPLE) await seedSampleKnowledge(db, { ownerId: owner.id });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { termFrequencies, tokenize } from "../text/tokenize";
 
 describe("tokenize", () => {
@@ -53,5 +53,20 @@ describe("tokenize", () => {
       ["a", 2],
       ["b", 1],
     ]);
+  });
+
+  it("builds the jieba dictionary once per process, however many instances of the module exist", async () => {
+    // Next bundles the tokenizer into several chunks, each a module instance of its own; the
+    // dictionary is kept on globalThis so that they share it.
+    const g = globalThis as { __kaJieba?: object };
+    const seen: Array<object | undefined> = [];
+    for (let i = 0; i < 3; i++) {
+      vi.resetModules();
+      const fresh = await import("../text/tokenize");
+      expect(fresh.tokenize("发布审批规则是什么？")).toEqual(["发布", "审批", "规则"]);
+      seen.push(g.__kaJieba);
+    }
+    expect(seen[0]).toBeDefined();
+    expect(new Set(seen).size).toBe(1);
   });
 });

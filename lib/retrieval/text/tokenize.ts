@@ -25,23 +25,32 @@ const CJK_ONLY_RE = /^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+$/;
 const WORD_RE = /\p{N}+(?:[.,]\p{N}+)*|[\p{L}\p{M}\p{N}]+(?:['’][\p{L}]+)?/gu;
 const MAX_TOKEN_CHARS = 64;
 
-let jieba: JiebaType | undefined;
+// The dictionaries live on globalThis: Next bundles this module into several chunks (the
+// ingestion runner's, each route's), each a module instance of its own, and every instance built
+// its own jieba dictionary: another ~100–180 ms, paid by the first question after a start, and the
+// dictionary's memory again.
+const g = globalThis as unknown as { __kaJieba?: JiebaType; __kaT2s?: (s: string) => string };
+
 function getJieba(): JiebaType {
-  if (!jieba) {
-    // Loaded lazily and once: the default dictionary takes ~100 ms to build.
+  if (!g.__kaJieba) {
     const require = createRequire(import.meta.url);
     const { Jieba } = require("@node-rs/jieba") as typeof import("@node-rs/jieba");
     const { dict } = require("@node-rs/jieba/dict") as typeof import("@node-rs/jieba/dict");
-    jieba = Jieba.withDict(dict);
+    g.__kaJieba = Jieba.withDict(dict);
   }
-  return jieba;
+  return g.__kaJieba;
 }
 
-let t2s: ((s: string) => string) | undefined;
 function toSimplified(s: string): string {
   // Character-level Traditional (Taiwan/HK variants included) → Simplified; identity on Simplified.
-  if (!t2s) t2s = OpenCC.Converter({ from: "tw", to: "cn" });
-  return t2s(s);
+  g.__kaT2s ??= OpenCC.Converter({ from: "tw", to: "cn" });
+  return g.__kaT2s(s);
+}
+
+/** Builds the dictionaries now (at server start) instead of on the first text that needs them. */
+export function loadTokenizer(): void {
+  getJieba();
+  toSimplified("");
 }
 
 const stemCache = new Map<string, string>();
