@@ -27,6 +27,8 @@ export default defineConfig({
           fileParallelism: false,
           // Lets memory-bound tests collect garbage before they measure.
           execArgv: ["--expose-gc"],
+          // Temporary directories under one per-run directory, removed at the end.
+          globalSetup: ["e2e/support/temp-dir-setup.ts"],
         },
       },
     ],
