@@ -1,8 +1,10 @@
 // npm run bench:chat — time to `references` and to the first `delta` (p50, p95) for 1, 10 and
-// 50 concurrent chat streams on a KB holding the sample documents' text, with the extractive
-// engine and with the local test model server streaming at a fixed token rate. Real HTTP and
-// SSE against the real route handlers, on the embedded database. Writes docs/benchmarks-chat.md
-// (docs/benchmarks-chat-postgres.md with BENCH_DATABASE_URL) and its table into docs/benchmarks.md.
+// 50 concurrent chat streams on a KB built from the sample documents and a generated notes file,
+// with the extractive engine and with the local test model server streaming at a fixed token
+// rate (in a process of its own, at low CPU priority). Real HTTP and SSE against the route
+// handlers behind a minimal server, or `next start` with BENCH_SERVER=next; embedded PGlite, or a
+// PostgreSQL server with BENCH_DATABASE_URL. Writes docs/benchmarks-chat{-postgres}{-next}.md and
+// its table into docs/benchmarks.md; each row also reports the burst's CPU per process/thread.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
@@ -99,10 +101,10 @@ const pct = (xs: number[], p: number) => {
 // of the route handlers behind a minimal node:http server (e2e/support/serve-app.ts).
 const NEXT = process.env.BENCH_SERVER === "next";
 
-async function stopServer(server: { child: ChildProcess }): Promise<void> {
-  if (server.child.exitCode !== null) return;
-  const exited = new Promise((r) => server.child.once("exit", r));
-  server.child.kill("SIGTERM");
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
   await exited;
 }
 
@@ -113,10 +115,16 @@ function startServer(env: Record<string, string | undefined>): Promise<{ child: 
 }
 
 function startHandlers(env: Record<string, string | undefined>, prof: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...prof, "--conditions=react-server", "--import", "tsx", "e2e/support/serve-app.ts", "--port", "0"], {
-    env: { ...process.env, ...env } as NodeJS.ProcessEnv,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  return spawnListening("server", [...prof, "--conditions=react-server", "--import", "tsx", "e2e/support/serve-app.ts", "--port", "0"], {
+    ...process.env,
+    ...env,
+  } as NodeJS.ProcessEnv);
+}
+
+/** Spawns a Node process that prints `listening <url>` once it serves; resolves with that URL. */
+function spawnListening(label: string, args: string[], env?: NodeJS.ProcessEnv, onSpawn?: (child: ChildProcess) => void): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "inherit"] });
+  onSpawn?.(child);
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (d: Buffer) => {
@@ -124,7 +132,7 @@ function startHandlers(env: Record<string, string | undefined>, prof: string[]):
       const m = /listening (\S+)/.exec(out);
       if (m) resolve({ child, url: m[1]! });
     });
-    child.on("exit", (code) => reject(new Error(`server exited (${code})`)));
+    child.on("exit", (code) => reject(new Error(`${label} exited (${code})`)));
   });
 }
 
@@ -181,28 +189,17 @@ let chunkTotal = 0;
  * The test model server runs in a process of its own, as a provider would be elsewhere: in the
  * bench's process its token writes delayed the client's reading of the app's events.
  */
-async function startModel(tokenMs: number): Promise<{ child: ChildProcess; baseUrl: string; close: () => Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "e2e/support/fake-openai-server.ts", "--port", "0", "--tokens-ms", String(tokenMs)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  // A provider runs on other machines: here its CPU (~200 ms per 50-stream burst) would compete
-  // with the app's for the same two cores, so it gets the lowest priority and runs whenever a
-  // core is free (BENCH_MODEL_NICE=0 measures at equal priority).
-  setPriority(child.pid!, MODEL_NICE);
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on("exit", (code) => reject(new Error(`test model server exited (${code})`)));
-  });
-  const close = async () => {
-    child.kill("SIGTERM");
-    if (child.exitCode === null) await new Promise((r) => child.once("exit", r));
-  };
-  return { child, baseUrl, close };
+async function startModel(tokenMs: number): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const { child, url } = await spawnListening(
+    "test model server",
+    ["--import", "tsx", "e2e/support/fake-openai-server.ts", "--port", "0", "--tokens-ms", String(tokenMs)],
+    undefined,
+    // A provider runs on other machines: here its CPU (~200 ms per 50-stream burst) would
+    // compete with the app's for the same two cores, so it gets the lowest priority and runs
+    // whenever a core is free (BENCH_MODEL_NICE=0 measures at equal priority).
+    (c) => setPriority(c.pid!, MODEL_NICE),
+  );
+  return { child, baseUrl: url };
 }
 
 async function run(engine: "extractive" | "model", tokenMs: number) {
@@ -260,11 +257,11 @@ async function run(engine: "extractive" | "model", tokenMs: number) {
   }
   if (WARM_BURSTS > 0) row(`${top} (next ${WARM_BURSTS} bursts)`, warm, warmCpu);
   // A restart on the same data: the first question a user asks a server that ingested nothing.
-  await stopServer(server);
+  await stopProcess(server.child);
   server = await startServer(env);
   row("1 (first question after a restart)", ...(await measured(() => burst(1))));
-  await stopServer(server);
-  await model?.close();
+  await stopProcess(server.child);
+  if (model) await stopProcess(model.child);
   return rows;
 }
 

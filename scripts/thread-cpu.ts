@@ -1,6 +1,7 @@
 // CPU time per thread of a process, from /proc (Linux). The chat bench reports where a burst's
-// CPU went: the app's main thread, its other threads (the database worker, V8's compiler and
-// GC helpers, libuv) and the bench's own process, which shares the machine's cores with the app.
+// CPU went: the app's main thread and its other threads (the database worker, V8's compiler and
+// GC helpers, libuv), and the test model server's process. A thread that ends during a burst
+// takes its CPU time with it, so "others" can undercount.
 import { readdirSync, readFileSync } from "node:fs";
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
