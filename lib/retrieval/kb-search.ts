@@ -63,8 +63,6 @@ interface Candidate {
   score: number;
 }
 
-type ChunkRow = LexicalChunk;
-
 function throwIfAborted(signal: AbortSignal) {
   if (signal.aborted) throw signal.reason ?? new DOMException("Aborted", "AbortError");
 }
@@ -135,10 +133,10 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
   if (!cands.length) return { hits: [], diagnostics };
 
   // Lexical hits came with their chunks; only vector-only candidates are fetched.
-  const rowById = new Map<string, ChunkRow>(lex.hits.map((h) => [h.chunkId, h.chunk]));
+  const rowById = new Map<string, LexicalChunk>(lex.hits.map((h) => [h.chunkId, h.chunk]));
   const missing = cands.filter((c) => !rowById.has(c.chunkId)).map((c) => c.chunkId);
   if (missing.length) {
-    const rows = await p.db.$queryRawUnsafe<ChunkRow[]>(
+    const rows = await p.db.$queryRawUnsafe<LexicalChunk[]>(
       `SELECT c.id, c.knowledge_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, c.tokens
        FROM chunks c JOIN knowledge_files f ON f.id = c.file_id
        WHERE c.id = ANY($1::text[])`,
@@ -152,7 +150,7 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
   // another name, repeated boilerplate) keeps its best-scored copy.
   cands.sort(byScore);
   const seenContent = new Set<string>();
-  let pool: { c: Candidate; r: ChunkRow }[] = [];
+  let pool: { c: Candidate; r: LexicalChunk }[] = [];
   for (const c of cands) {
     const r = rowById.get(c.chunkId);
     if (!r) continue; // a vector-only candidate deleted before its chunk was fetched
@@ -231,7 +229,7 @@ function headingTokens(heading: string): Set<string> {
 
 function addHeadingBonus(
   cands: Candidate[],
-  rowById: Map<string, ChunkRow>,
+  rowById: Map<string, LexicalChunk>,
   terms: { term: string; qtf: number; idf: number }[],
   idfMass: number,
   calibration: LexicalCalibration,
@@ -255,7 +253,7 @@ function addHeadingBonus(
  */
 function capByAnswerability(
   cands: Candidate[],
-  rowById: Map<string, ChunkRow>,
+  rowById: Map<string, LexicalChunk>,
   terms: { term: string; qtf: number; df: number; idf: number }[],
   idfMass: number,
   tau: number,
