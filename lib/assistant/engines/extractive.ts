@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { tokenize } from "@/lib/retrieval/text/tokenize";
 import type { ContextBlock } from "../prompt";
 import { hasCjk } from "../references";
@@ -21,17 +22,45 @@ export function splitSentences(text: string): string[] {
     .filter((s) => s.length >= 4);
 }
 
+interface TokenizedSentence {
+  text: string;
+  /** Distinct tokens of the sentence. */
+  distinct: readonly string[];
+  /** Token count, repeats included. */
+  count: number;
+}
+
+// The same references come back question after question, and tokenizing their sentences (jieba,
+// OpenCC, stemming) was most of this engine's time per turn (profiled on 50 concurrent turns).
+// Keyed by the text itself, so an edited chunk is simply a new entry; bounded by characters held.
+const sentenceCache = new LRUCache<string, TokenizedSentence[]>({
+  maxSize: 8_000_000,
+  sizeCalculation: (v, key) => key.length + v.reduce((n, s) => n + s.text.length + s.distinct.length * 4, 1),
+});
+
+function tokenizedSentences(content: string): TokenizedSentence[] {
+  let sentences = sentenceCache.get(content);
+  if (!sentences) {
+    sentences = [];
+    for (const text of splitSentences(content)) {
+      const toks = tokenize(text);
+      if (toks.length > 0) sentences.push({ text, distinct: [...new Set(toks)], count: toks.length });
+    }
+    sentenceCache.set(content, sentences);
+  }
+  return sentences;
+}
+
 export function selectSentences(question: string, context: ContextBlock[], max = 4): ExtractedSentence[] {
   const q = new Set(tokenize(question));
   const candidates: ExtractedSentence[] = [];
   let order = 0;
   for (const block of context) {
-    for (const sentence of splitSentences(block.hit.content)) {
-      const toks = tokenize(sentence);
-      if (toks.length === 0) continue;
-      const overlap = new Set(toks.filter((t) => q.has(t))).size;
+    for (const { text: sentence, distinct, count } of tokenizedSentences(block.hit.content)) {
+      let overlap = 0;
+      for (const t of distinct) if (q.has(t)) overlap++;
       // Coverage of the question, lightly favouring short sentences and higher-ranked references.
-      const score = overlap / Math.max(1, q.size) + overlap / Math.sqrt(toks.length) * 0.1 + block.hit.score * 0.05;
+      const score = overlap / Math.max(1, q.size) + overlap / Math.sqrt(count) * 0.1 + block.hit.score * 0.05;
       candidates.push({ index: block.index, text: sentence.length > 400 ? `${sentence.slice(0, 400)}…` : sentence, score, order: order++ });
     }
   }
