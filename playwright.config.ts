@@ -2,13 +2,15 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
+import { serverNodeFlags } from "./scripts/server-node-flags";
 
 // Three real servers from one `next build`: local mode with the built-in extractive engine,
 // local mode with the local OpenAI-compatible test model server, and password mode.
 // Each gets its own throwaway data directory (one PGlite per directory, SPEC §13).
 const tmp = (name: string) => mkdtempSync(path.join(tmpdir(), `ka-e2e-${name}-`));
 export const PORTS = { local: 3100, model: 3102, password: 3101, fakeModel: 4011 } as const;
-const next = "node node_modules/next/dist/bin/next start -H 127.0.0.1";
+// The production server, with the Node flags `npm start` uses.
+const next = `node ${serverNodeFlags().join(" ")} node_modules/next/dist/bin/next start -H 127.0.0.1`;
 const common = { NODE_ENV: "production", ENABLE_FLOW_GALLERY: "true", SEED_SAMPLE: "true" };
 
 export default defineConfig({

@@ -11,6 +11,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { setPriority, tmpdir } from "node:os";
 import http from "node:http";
 import path from "node:path";
+import { serverNodeFlags } from "./server-node-flags";
 import { threadCpu } from "./thread-cpu";
 
 const LEVELS = (process.env.BENCH_LEVELS ?? "1,10,50").split(",").map(Number);
@@ -109,8 +110,13 @@ async function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 function startServer(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; url: string }> {
-  // BENCH_PROFILE_DIR: write a CPU profile of the app process (to find where a turn's time goes).
-  const prof = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  // The production server's Node flags, then BENCH_NODE_FLAGS (space-separated; to measure others,
+  // later flags win) and BENCH_PROFILE_DIR (a CPU profile of the app process).
+  const prof = [
+    ...serverNodeFlags(),
+    ...(process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? []),
+    ...(process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []),
+  ];
   return NEXT ? startNext(env, prof) : startHandlers(env, prof);
 }
 

@@ -15,4 +15,6 @@ if [[ ! -f .next/BUILD_ID || "$(cat .next/ka-build-stamp 2>/dev/null)" != "$stam
   echo "$stamp" > .next/ka-build-stamp
 fi
 echo "[start] serving http://${HOST}:${PORT}"
-exec node node_modules/next/dist/bin/next start -H "$HOST" -p "$PORT"
+# Node flags of the production server (why: see the file).
+read -r -a node_flags <<< "$(grep -v '^#' scripts/server-node-flags.txt | tr '\n' ' ')"
+exec node "${node_flags[@]}" node_modules/next/dist/bin/next start -H "$HOST" -p "$PORT"
