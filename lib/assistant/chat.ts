@@ -170,6 +170,8 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
   // Holds a model's deltas for up to DELTA_WINDOW_MS; flushed before related questions and
   // before the terminal event on every path.
   let batcher: DeltaBatcher | null = null;
+  // Sent with `done`, after the answer is saved: the end of a turn is one socket write.
+  let related: string[] = [];
   try {
     w.send("start", { conversation_id: p.conversationId, message_id: p.assistantMessageId });
     const history = p.isNew
@@ -249,8 +251,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
         w.send("delta", { text: tail });
       }
       outcome.metadata.removed_markers = filter.removed;
-      const related = await relatedQuestions(models.chat, p.question, context, signal);
-      if (related.length > 0) w.send("related_questions", { items: related });
+      related = await relatedQuestions(models.chat, p.question, context, signal);
     }
     signal.throwIfAborted();
     terminal = {
@@ -277,6 +278,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
     // Saved before the terminal event, so a client that reads `done`/`error` and then lists the
     // messages always finds the answer.
     await persistOutcome(p, outcome).catch((e) => console.error("[assistant] could not save the answer", e));
+    if (terminal?.event === "done" && related.length > 0) w.send("related_questions", { items: related });
     if (terminal) w.send(terminal.event, terminal.data);
     w.close();
   }
