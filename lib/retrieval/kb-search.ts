@@ -236,7 +236,8 @@ interface ChunkFeatures {
 // The same chunks come back question after question. Splitting their stored tokens into a set
 // and folding their whitespace cost more main-thread time per turn than the rest of the fusion
 // (profiled on 50 concurrent turns). Keyed by chunk id and checked against the row, so a chunk
-// re-indexed under the same id is never served stale features. Bounded by characters held.
+// re-indexed under the same id is never served stale features. Bounded to about 16 MB of text
+// (UTF-16 bytes).
 const featureCache = new LRUCache<string, ChunkFeatures>({
   maxSize: 16_000_000,
   sizeCalculation: (f) => 2 * f.content.length + 2 * (f.tokens?.length ?? 0) + 1,

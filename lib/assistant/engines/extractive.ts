@@ -32,7 +32,8 @@ interface TokenizedSentence {
 
 // The same references come back question after question, and tokenizing their sentences (jieba,
 // OpenCC, stemming) was most of this engine's time per turn (profiled on 50 concurrent turns).
-// Keyed by the text itself, so an edited chunk is simply a new entry; bounded by characters held.
+// Keyed by the text itself, so an edited chunk is simply a new entry; bounded to about 8 M
+// characters (~16 MB).
 const sentenceCache = new LRUCache<string, TokenizedSentence[]>({
   maxSize: 8_000_000,
   sizeCalculation: (v, key) => key.length + v.reduce((n, s) => n + s.text.length + s.distinct.length * 4, 1),
