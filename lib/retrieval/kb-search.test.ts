@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { chunkFeatures } from "./kb-search";
 import type { LexicalChunk } from "./lexical";
 
@@ -22,5 +22,12 @@ describe("chunk features", () => {
     expect(after.contentKey).toBe("维护周期 每年");
     expect(after.tokenSet.has("每年")).toBe(true);
     expect(after.tokenSet.has("每月")).toBe(false);
+  });
+
+  it("is one cache per process, shared by every instance of the module (Next bundles it more than once)", async () => {
+    const first = chunkFeatures(row("c3", "每周备份一次", "每周 备份 一次"));
+    vi.resetModules();
+    const fresh = await import("./kb-search");
+    expect(fresh.chunkFeatures(row("c3", "每周备份一次", "每周 备份 一次"))).toBe(first);
   });
 });

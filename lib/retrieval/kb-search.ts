@@ -214,9 +214,16 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
  */
 export const HEADING_WEIGHT = 0.25;
 
+// The caches below live on globalThis: Next bundles this module into more than one chunk, each a
+// module instance of its own, and the bounds are meant per process (as the tokenizer's dictionary).
+const g = globalThis as unknown as {
+  __kaHeadingTokens?: LRUCache<string, Set<string>>;
+  __kaChunkFeatures?: LRUCache<string, ChunkFeatures>;
+};
+
 // Headings repeat across questions (every chunk of a section shares one); tokenizing them with
 // jieba on every query was a visible share of a chat turn's time.
-const headingCache = new LRUCache<string, Set<string>>({ max: 5000 });
+const headingCache = (g.__kaHeadingTokens ??= new LRUCache<string, Set<string>>({ max: 5000 }));
 
 function headingTokens(heading: string): Set<string> {
   let set = headingCache.get(heading);
@@ -238,10 +245,10 @@ interface ChunkFeatures {
 // (profiled on 50 concurrent turns). Keyed by chunk id and checked against the row, so a chunk
 // re-indexed under the same id is never served stale features. Bounded to about 16 MB of text
 // (UTF-16 bytes).
-const featureCache = new LRUCache<string, ChunkFeatures>({
+const featureCache = (g.__kaChunkFeatures ??= new LRUCache<string, ChunkFeatures>({
   maxSize: 16_000_000,
   sizeCalculation: (f) => 2 * f.content.length + 2 * (f.tokens?.length ?? 0) + 1,
-});
+}));
 
 /** Exported for its tests. */
 export function chunkFeatures(r: LexicalChunk): ChunkFeatures {

@@ -44,6 +44,18 @@ describe("extractive engine", () => {
     expect([...other].sort((a, b) => b.score - a.score)[0]?.text).toBe("维护记录保存三年。");
   });
 
+  it("shares its cache with every instance of the module (Next bundles it more than once)", async () => {
+    const ctx = [block(6, "备份每天凌晨执行。恢复需要十分钟。")];
+    selectSentences("备份什么时候执行", ctx);
+    vi.resetModules();
+    const freshTokenizer = await import("@/lib/retrieval/text/tokenize");
+    const fresh = await import("./extractive");
+    vi.mocked(freshTokenizer.tokenize).mockClear();
+    fresh.selectSentences("备份什么时候执行", ctx);
+    // Only the question: the other instance already tokenized the sentences.
+    expect(vi.mocked(freshTokenizer.tokenize)).toHaveBeenCalledTimes(1);
+  });
+
   it("treats an edited reference as new text", () => {
     const before = selectSentences("维护周期", [block(5, "维护周期为每月一次。")]);
     const after = selectSentences("维护周期", [block(5, "维护周期为每年一次。")]);

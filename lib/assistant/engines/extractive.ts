@@ -33,11 +33,12 @@ interface TokenizedSentence {
 // The same references come back question after question, and tokenizing their sentences (jieba,
 // OpenCC, stemming) was most of this engine's time per turn (profiled on 50 concurrent turns).
 // Keyed by the text itself, so an edited chunk is simply a new entry; bounded to about 8 M
-// characters (~16 MB).
-const sentenceCache = new LRUCache<string, TokenizedSentence[]>({
+// characters (~16 MB) per process: on globalThis, as Next may bundle this module more than once.
+const g = globalThis as unknown as { __kaSentenceTokens?: LRUCache<string, TokenizedSentence[]> };
+const sentenceCache = (g.__kaSentenceTokens ??= new LRUCache<string, TokenizedSentence[]>({
   maxSize: 8_000_000,
   sizeCalculation: (v, key) => key.length + v.reduce((n, s) => n + s.text.length + s.distinct.length * 4, 1),
-});
+}));
 
 function tokenizedSentences(content: string): TokenizedSentence[] {
   let sentences = sentenceCache.get(content);
