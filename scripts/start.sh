@@ -9,7 +9,8 @@ PORT="${PORT:-3000}"
 export HOST PORT
 
 stamp=$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git status --porcelain 2>/dev/null | sha256sum | cut -c1-12)
-if [[ ! -f .next/BUILD_ID || "$(cat .next/ka-build-stamp 2>/dev/null)" != "$stamp" ]]; then
+# --no-build (`npm run start:server`): serve the existing build as it is.
+if [[ "${1:-}" != "--no-build" ]] && [[ ! -f .next/BUILD_ID || "$(cat .next/ka-build-stamp 2>/dev/null)" != "$stamp" ]]; then
   echo "[start] building the app (first start or sources changed)…"
   npm run build
   echo "$stamp" > .next/ka-build-stamp
