@@ -17,6 +17,9 @@ const envSchema = z.object({
   // Behind https (a TLS-terminating proxy) session cookies get the Secure flag.
   PUBLIC_ORIGIN: z.string().url().optional(),
   DATABASE_URL: z.string().url().optional(),
+  // PostgreSQL server only: connections the chat's raw-SQL pool may open (Prisma's pool gets
+  // this plus INGEST_CONCURRENCY). See lib/db/client.ts for why small.
+  DATABASE_POOL_MAX: intIn(1, 100, 5),
   DATA_DIR: z.string().default("./data"),
   // on = PGlite runs in a worker thread (its own core); off = in the server's main thread.
   PGLITE_WORKER: z.enum(["on", "off"]).default("on"),

@@ -41,7 +41,7 @@ export async function startIntegrationApp(env: Record<string, string> = {}): Pro
   };
 }
 
-async function freshDatabase(serverUrl: string): Promise<string> {
+export async function freshDatabase(serverUrl: string): Promise<string> {
   const name = `ka_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();

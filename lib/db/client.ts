@@ -112,7 +112,25 @@ async function openPgliteWorker(dir: string, release: () => void): Promise<DbHan
   return pgliteHandle(client, () => client.close(), release);
 }
 
-async function openPostgres(url: string): Promise<DbHandle> {
+/** Pool sizes when the caller gives none: DATABASE_POOL_MAX's and INGEST_CONCURRENCY's defaults. */
+const DEFAULT_POOL_MAX = 5;
+const DEFAULT_PRISMA_POOL_MAX = DEFAULT_POOL_MAX + 2;
+/**
+ * How long an idle connection is kept (pg's default is 10 s). A backend's first call of the
+ * search function compiles and plans it: ~9 ms of the server's CPU against ~0.9 ms once warm
+ * (psql on the bench KB), so a pool that keeps reconnecting keeps paying that.
+ */
+const POOL_IDLE_MS = 60_000;
+
+/**
+ * Two small pools: the chat turn's raw SQL, and Prisma (sessions, uploads, ingestion's
+ * transactions, which hold a connection each, hence INGEST_CONCURRENCY more). Kept apart so a
+ * burst of ingestion transactions cannot starve the chat. Small on purpose: on a 2-core server a
+ * 50-stream chat burst reached `references` sooner with 5 + 7 connections than with 10 + 20
+ * (docs/benchmarks.md): fewer cold backends, fewer processes competing for the cores.
+ * application_name tells the two apart in pg_stat_activity.
+ */
+async function openPostgres(url: string, poolMax = DEFAULT_POOL_MAX, prismaPoolMax = DEFAULT_PRISMA_POOL_MAX): Promise<DbHandle> {
   const migrator = new pg.Client({ connectionString: url });
   await migrator.connect();
   try {
@@ -124,8 +142,20 @@ async function openPostgres(url: string): Promise<DbHandle> {
   } finally {
     await migrator.end();
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 20 }) });
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({
+      connectionString: url,
+      max: prismaPoolMax,
+      idleTimeoutMillis: POOL_IDLE_MS,
+      application_name: "knowledge-assistant/prisma",
+    }),
+  });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolMax,
+    idleTimeoutMillis: POOL_IDLE_MS,
+    application_name: "knowledge-assistant/raw",
+  });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on("error", () => {});
   return {
@@ -147,10 +177,13 @@ export interface OpenOptions {
   dataDir?: string;
   /** PGlite in a worker thread; default: PGLITE_WORKER from the environment ("off" runs it in process). */
   pgliteWorker?: boolean;
+  /** PostgreSQL server: connections of the raw-SQL pool and of Prisma's (see openPostgres). */
+  poolMax?: number;
+  prismaPoolMax?: number;
 }
 
 export function openDatabase(opts: OpenOptions): Promise<DbHandle> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolMax, opts.prismaPoolMax);
   return openPglite(opts.dataDir ?? "./data", opts.pgliteWorker ?? pgliteWorkerDefault());
 }
 
@@ -161,7 +194,13 @@ function pgliteWorkerDefault(): boolean {
 function handle(): Promise<DbHandle> {
   if (!g.__kaDb) {
     const env = getEnv();
-    g.__kaDb = openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR, pgliteWorker: env.PGLITE_WORKER === "on" });
+    g.__kaDb = openDatabase({
+      databaseUrl: env.DATABASE_URL,
+      dataDir: env.DATA_DIR,
+      pgliteWorker: env.PGLITE_WORKER === "on",
+      poolMax: env.DATABASE_POOL_MAX,
+      prismaPoolMax: env.DATABASE_POOL_MAX + env.INGEST_CONCURRENCY,
+    });
     g.__kaDb.catch(() => {
       g.__kaDb = undefined;
     });
