@@ -111,7 +111,12 @@ export async function receiveUpload(request: Request, opts: ReceiveUploadOptions
   const pending: Promise<void>[] = [];
   let acceptedBytes = 0;
   let fileIndex = 0;
-  const seenHashes = new Map<string, string>();
+  // Content already staged in this request, by sha256. Files are read concurrently and finish in
+  // any order; the first in request order is the one kept, whichever finished first.
+  const seenHashes = new Map<string, Staged>();
+  // Files refused as a copy of another in this request; their messages name the kept file,
+  // which is known only once every file has been read.
+  const twins: { index: number; name: string; sha256: string }[] = [];
 
   let bb: busboy.Busboy;
   try {
@@ -188,14 +193,22 @@ export async function receiveUpload(request: Request, opts: ReceiveUploadOptions
       throw e;
     }
     const sha256 = hash.digest("hex");
+    const entry: Staged = { index, name, tempPath: tmp.path, size, sha256, ...sniffed };
     const twin = seenHashes.get(sha256);
-    if (twin !== undefined) {
-      results[index] = { ok: false, name, code: "FILE_DUPLICATE", message: `"${name}" has the same content as "${twin}" in this upload; it was stored once.` };
+    if (twin && twin.index < index) {
+      twins.push({ index, name, sha256 });
       return;
     }
-    seenHashes.set(sha256, name);
-    acceptedBytes += size;
-    staged.push({ index, name, tempPath: tmp.path, size, sha256, ...sniffed });
+    if (twin) {
+      // A later file of the request finished first: it becomes the duplicate (its temp file is
+      // discarded with the others). Same content, same size: the quota count stays right.
+      staged.splice(staged.indexOf(twin), 1);
+      twins.push(twin);
+    } else {
+      acceptedBytes += size;
+    }
+    seenHashes.set(sha256, entry);
+    staged.push(entry);
   };
 
   bb.on("file", (_field: string, stream: Readable, info: busboy.FileInfo) => {
@@ -252,6 +265,10 @@ export async function receiveUpload(request: Request, opts: ReceiveUploadOptions
   if (fileIndex === 0) {
     await cleanupTemps();
     throw new AppError("INVALID_PARAMS", "The request contains no files.");
+  }
+
+  for (const t of twins) {
+    results[t.index] = { ok: false, name: t.name, code: "FILE_DUPLICATE", message: `"${t.name}" has the same content as "${seenHashes.get(t.sha256)?.name}" in this upload; it was stored once.` };
   }
 
   // Commit accepted files in request order: fsync + rename, then one transaction per file.
