@@ -67,9 +67,16 @@ export function prepareChunks(args: ReplaceFileChunksArgs): PreparedChunk[] {
   });
 }
 
+/**
+ * One file's postings, found through the primary key (chunk_id, term) by the file's chunk ids:
+ * no index of chunk_terms starts with file_id, and filtering on it read the whole table for
+ * every file indexed, reparsed or deleted (migration 20261203010000_postings_indexes).
+ */
+export const DELETE_FILE_POSTINGS_SQL = `DELETE FROM chunk_terms WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = $1)`;
+
 async function deleteIn(tx: Tx, fileId: string): Promise<void> {
-  // chunk_terms first (it has its own file_id column, so no join), then the chunks.
-  await tx.$executeRawUnsafe(`DELETE FROM chunk_terms WHERE file_id = $1`, fileId);
+  // Postings first (the cascade from chunks would delete them one chunk at a time), then chunks.
+  await tx.$executeRawUnsafe(DELETE_FILE_POSTINGS_SQL, fileId);
   await tx.$executeRawUnsafe(`DELETE FROM chunks WHERE file_id = $1`, fileId);
 }
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db/client";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { retrieve } from "@/lib/retrieval/core";
-import { deleteFileChunks, replaceFileChunks } from "@/lib/retrieval/index-writer";
+import { DELETE_FILE_POSTINGS_SQL, deleteFileChunks, replaceFileChunks } from "@/lib/retrieval/index-writer";
 import { lexicalSearch } from "@/lib/retrieval/lexical";
 import { tokenize } from "@/lib/retrieval/text/tokenize";
 import type { ChunkInput, RetrievalContext } from "@/lib/retrieval/types";
@@ -275,6 +275,36 @@ describe("retrieval on the real database", () => {
     await replaceFileChunks(db, { knowledgeId: kb, fileId: id("vacf1"), chunks });
     await expect.poll(async () => (await counts()).v).toBeGreaterThan(before.v);
     expect((await counts()).a).toBeGreaterThan(before.a);
+  });
+
+  it("removing one file's postings reads that file's rows through an index, not the whole table", async () => {
+    // With sequential scans priced out, a plan that still has one on chunk_terms has no index to
+    // use: the statement would read every posting of every KB for each file indexed or deleted.
+    const plan = await db.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(`SET LOCAL enable_seqscan = off`);
+      return tx.$queryRawUnsafe<{ "QUERY PLAN": string }[]>(`EXPLAIN ${DELETE_FILE_POSTINGS_SQL}`, id("fa1"));
+    });
+    const text = plan.map((r) => r["QUERY PLAN"]).join("\n");
+    expect(text).toMatch(/chunk_terms_pkey/);
+    expect(text).not.toMatch(/Seq Scan on chunk_terms/);
+    // The redundant (knowledge_id, term) index is gone; the impact index serves those lookups.
+    const indexes = await db.$queryRawUnsafe<{ indexname: string }[]>(
+      `SELECT indexname FROM pg_indexes WHERE tablename = 'chunk_terms' ORDER BY indexname`,
+    );
+    expect(indexes.map((r) => r.indexname)).toEqual(["chunk_terms_impact_idx", "chunk_terms_pkey"]);
+    // And the statement removes exactly that file's postings (a replace with the same chunks
+    // rewrites the same rows; another file of the KB keeps its own).
+    const before = await db.$queryRawUnsafe<{ f: string; n: number }[]>(
+      `SELECT file_id AS f, count(*)::int AS n FROM chunk_terms WHERE knowledge_id = $1 GROUP BY 1 ORDER BY 1`,
+      KB_A,
+    );
+    await replaceFileChunks(db, { knowledgeId: KB_A, fileId: id("fa1"), chunks: [chunk(0, "cat dog"), chunk(1, "cat cat fish")] });
+    const after = await db.$queryRawUnsafe<{ f: string; n: number }[]>(
+      `SELECT file_id AS f, count(*)::int AS n FROM chunk_terms WHERE knowledge_id = $1 GROUP BY 1 ORDER BY 1`,
+      KB_A,
+    );
+    expect(after).toEqual(before);
+    expect(after.map((r) => r.n).sort()).toEqual([1, 4]);
   });
 
   it("replaceFileChunks is idempotent and writes tokens, token_count and postings", async () => {

@@ -1,0 +1,14 @@
+-- Postings indexes, for indexing speed.
+--
+-- "chunk_terms_knowledge_id_term_idx" (knowledge_id, term) is a prefix of
+-- "chunk_terms_impact_idx" (knowledge_id, term, tf DESC, doc_len, chunk_id) INCLUDE (file_id)
+-- from 20261202020000_retrieval_speed, which answers every lookup by KB and term and covers the
+-- columns the search reads; after a chat bench run on PostgreSQL, pg_stat_user_indexes counted
+-- 0 scans of the narrow index and 709 of the impact index. Every posting written still had to be
+-- added to it. Dropped.
+--
+-- Removing one file's postings goes through the primary key (chunk_id, term) with the file's
+-- chunk ids (lib/retrieval/index-writer.ts): no index starts with file_id, so the former
+-- "DELETE ... WHERE file_id = $1" read the whole table for every file indexed, reparsed or
+-- deleted.
+DROP INDEX IF EXISTS "chunk_terms_knowledge_id_term_idx";
