@@ -171,8 +171,10 @@ describe("job runner", () => {
   it("a crash inside a stage (simulated) leaves no half-written chunks; the rerun completes", async () => {
     const kb = await t.newKb();
     const fileId = await uploadOne(t, kb, "h.pdf", fixture("zh-handbook.pdf"));
-    // The worker "dies" at indexing: it never returns and its job stays running.
-    const runner = new IngestionRunner({ db: t.db, dataDir: t.dataDir, exclusive: true, pollMs: 50, onStage: (stage) => (stage === "indexing" ? new Promise(() => {}) : undefined) });
+    // The worker "dies" at indexing: it never returns and its job stays running. With one slot,
+    // held by the hung job, it claims nothing more, as a dead process would not (with a free
+    // slot its poll could take the requeued job back before the new runner did, and hang again).
+    const runner = new IngestionRunner({ db: t.db, dataDir: t.dataDir, exclusive: true, pollMs: 50, concurrency: 1, onStage: (stage) => (stage === "indexing" ? new Promise(() => {}) : undefined) });
     const hung = runner.drain();
     for (let i = 0; i < 200 && (await t.db.ingestionJob.findFirstOrThrow({ where: { fileId } })).stage !== "indexing"; i++) await new Promise((r) => setTimeout(r, 50));
     expect(await t.db.chunk.count({ where: { fileId } })).toBe(0);
