@@ -112,9 +112,6 @@ async function openPgliteWorker(dir: string, release: () => void): Promise<DbHan
   return pgliteHandle(client, () => client.close(), release);
 }
 
-/** Pool sizes when the caller gives none: DATABASE_POOL_MAX's and INGEST_CONCURRENCY's defaults. */
-const DEFAULT_POOL_MAX = 5;
-const DEFAULT_PRISMA_POOL_MAX = DEFAULT_POOL_MAX + 2;
 /**
  * How long an idle connection is kept (pg's default is 10 s). A backend's first call of the
  * search function compiles and plans it: ~9 ms of the server's CPU against ~0.9 ms once warm
@@ -130,7 +127,7 @@ const POOL_IDLE_MS = 60_000;
  * (docs/benchmarks.md): fewer cold backends, fewer processes competing for the cores.
  * application_name tells the two apart in pg_stat_activity.
  */
-async function openPostgres(url: string, poolMax = DEFAULT_POOL_MAX, prismaPoolMax = DEFAULT_PRISMA_POOL_MAX): Promise<DbHandle> {
+async function openPostgres(url: string, poolMax: number, prismaPoolMax: number): Promise<DbHandle> {
   const migrator = new pg.Client({ connectionString: url });
   await migrator.connect();
   try {
@@ -177,13 +174,19 @@ export interface OpenOptions {
   dataDir?: string;
   /** PGlite in a worker thread; default: PGLITE_WORKER from the environment ("off" runs it in process). */
   pgliteWorker?: boolean;
-  /** PostgreSQL server: connections of the raw-SQL pool and of Prisma's (see openPostgres). */
+  /**
+   * PostgreSQL server: connections of the raw-SQL pool and of Prisma's (see openPostgres);
+   * default DATABASE_POOL_MAX, and that plus INGEST_CONCURRENCY.
+   */
   poolMax?: number;
   prismaPoolMax?: number;
 }
 
 export function openDatabase(opts: OpenOptions): Promise<DbHandle> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolMax, opts.prismaPoolMax);
+  if (opts.databaseUrl) {
+    const env = getEnv();
+    return openPostgres(opts.databaseUrl, opts.poolMax ?? env.DATABASE_POOL_MAX, opts.prismaPoolMax ?? env.DATABASE_POOL_MAX + env.INGEST_CONCURRENCY);
+  }
   return openPglite(opts.dataDir ?? "./data", opts.pgliteWorker ?? pgliteWorkerDefault());
 }
 
@@ -198,8 +201,6 @@ function handle(): Promise<DbHandle> {
       databaseUrl: env.DATABASE_URL,
       dataDir: env.DATA_DIR,
       pgliteWorker: env.PGLITE_WORKER === "on",
-      poolMax: env.DATABASE_POOL_MAX,
-      prismaPoolMax: env.DATABASE_POOL_MAX + env.INGEST_CONCURRENCY,
     });
     g.__kaDb.catch(() => {
       g.__kaDb = undefined;
