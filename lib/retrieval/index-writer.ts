@@ -75,7 +75,9 @@ export function prepareChunks(args: ReplaceFileChunksArgs): PreparedChunk[] {
 export const DELETE_FILE_POSTINGS_SQL = `DELETE FROM chunk_terms WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = $1)`;
 
 async function deleteIn(tx: Tx, fileId: string): Promise<void> {
-  // Postings first (the cascade from chunks would delete them one chunk at a time), then chunks.
+  // Postings first, by one statement whose plan the tests check, then chunks. The chunks'
+  // delete trigger (migration 20261203020000_postings_cascade) then finds none of theirs left:
+  // one primary-key probe per chunk, kept so that this path does not rely on the trigger alone.
   await tx.$executeRawUnsafe(DELETE_FILE_POSTINGS_SQL, fileId);
   await tx.$executeRawUnsafe(`DELETE FROM chunks WHERE file_id = $1`, fileId);
 }
