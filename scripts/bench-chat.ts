@@ -112,16 +112,16 @@ async function stopProcess(child: ChildProcess): Promise<void> {
 function startServer(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; url: string }> {
   // The production server's Node flags, then BENCH_NODE_FLAGS (space-separated; to measure others,
   // later flags win) and BENCH_PROFILE_DIR (a CPU profile of the app process).
-  const prof = [
+  const nodeFlags = [
     ...serverNodeFlags(),
     ...(process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? []),
     ...(process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []),
   ];
-  return NEXT ? startNext(env, prof) : startHandlers(env, prof);
+  return NEXT ? startNext(env, nodeFlags) : startHandlers(env, nodeFlags);
 }
 
-function startHandlers(env: Record<string, string | undefined>, prof: string[]): Promise<{ child: ChildProcess; url: string }> {
-  return spawnListening("server", [...prof, "--conditions=react-server", "--import", "tsx", "e2e/support/serve-app.ts", "--port", "0"], {
+function startHandlers(env: Record<string, string | undefined>, nodeFlags: string[]): Promise<{ child: ChildProcess; url: string }> {
+  return spawnListening("server", [...nodeFlags, "--conditions=react-server", "--import", "tsx", "e2e/support/serve-app.ts", "--port", "0"], {
     ...process.env,
     ...env,
   } as NodeJS.ProcessEnv);
@@ -142,7 +142,7 @@ function spawnListening(label: string, args: string[], env?: NodeJS.ProcessEnv, 
   });
 }
 
-async function startNext(env: Record<string, string | undefined>, prof: string[]): Promise<{ child: ChildProcess; url: string }> {
+async function startNext(env: Record<string, string | undefined>, nodeFlags: string[]): Promise<{ child: ChildProcess; url: string }> {
   if (!existsSync(".next/BUILD_ID")) throw new Error("BENCH_SERVER=next serves the production build: run `npm run build` first");
   const port = await new Promise<number>((resolve) => {
     const probe = createServer().listen(0, "127.0.0.1", () => {
@@ -150,7 +150,7 @@ async function startNext(env: Record<string, string | undefined>, prof: string[]
       probe.close(() => resolve(port));
     });
   });
-  const child = spawn(process.execPath, [...prof, "node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {
+  const child = spawn(process.execPath, [...nodeFlags, "node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {
     env: { ...process.env, ...env, NEXT_TELEMETRY_DISABLED: "1" } as NodeJS.ProcessEnv,
     stdio: ["ignore", "ignore", "inherit"],
   });
