@@ -2,16 +2,16 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
-import { serverNodeFlags } from "./scripts/server-node-flags";
 
 // Three real servers from one `next build`: local mode with the built-in extractive engine,
 // local mode with the local OpenAI-compatible test model server, and password mode.
 // Each gets its own throwaway data directory (one PGlite per directory, SPEC §13).
 const tmp = (name: string) => mkdtempSync(path.join(tmpdir(), `ka-e2e-${name}-`));
 export const PORTS = { local: 3100, model: 3102, password: 3101, fakeModel: 4011 } as const;
-// The production server, with the Node flags `npm start` uses.
-const next = `node ${serverNodeFlags().join(" ")} node_modules/next/dist/bin/next start -H 127.0.0.1`;
-const common = { NODE_ENV: "production", ENABLE_FLOW_GALLERY: "true", SEED_SAMPLE: "true" };
+// The production server as `npm start` launches it (its Node flags and keep-alive timeout), on the
+// build `npm test` made just before.
+const next = "bash scripts/start.sh --no-build";
+const common = { NODE_ENV: "production", HOST: "127.0.0.1", ENABLE_FLOW_GALLERY: "true", SEED_SAMPLE: "true" };
 
 export default defineConfig({
   testDir: "e2e",
@@ -48,17 +48,18 @@ export default defineConfig({
       timeout: 30_000,
     },
     {
-      command: `${next} -p ${PORTS.local}`,
+      command: next,
       url: `http://127.0.0.1:${PORTS.local}/api/health`,
-      env: { ...common, AUTH_MODE: "local", DATA_DIR: tmp("local") },
+      env: { ...common, PORT: String(PORTS.local), AUTH_MODE: "local", DATA_DIR: tmp("local") },
       reuseExistingServer: false,
       timeout: 120_000,
     },
     {
-      command: `${next} -p ${PORTS.model}`,
+      command: next,
       url: `http://127.0.0.1:${PORTS.model}/api/health`,
       env: {
         ...common,
+        PORT: String(PORTS.model),
         AUTH_MODE: "local",
         DATA_DIR: tmp("model"),
         AI_CHAT_MODEL: "qwen-test",
@@ -69,9 +70,9 @@ export default defineConfig({
       timeout: 120_000,
     },
     {
-      command: `${next} -p ${PORTS.password}`,
+      command: next,
       url: `http://127.0.0.1:${PORTS.password}/api/health`,
-      env: { ...common, AUTH_MODE: "password", DATA_DIR: tmp("password"), SEED_SAMPLE: "false" },
+      env: { ...common, PORT: String(PORTS.password), AUTH_MODE: "password", DATA_DIR: tmp("password"), SEED_SAMPLE: "false" },
       reuseExistingServer: false,
       timeout: 120_000,
     },

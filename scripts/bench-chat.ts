@@ -11,12 +11,14 @@ import { createServer, type AddressInfo } from "node:net";
 import { setPriority, tmpdir } from "node:os";
 import http from "node:http";
 import path from "node:path";
-import { serverNodeFlags } from "./server-node-flags";
+import { keepAliveTimeoutMs, serverNodeFlags } from "./server-node-flags";
 import { threadCpu } from "./thread-cpu";
 
 const LEVELS = (process.env.BENCH_LEVELS ?? "1,10,50").split(",").map(Number);
 /** The test model server's nice value (19: lowest CPU priority). */
 const MODEL_NICE = Number(process.env.BENCH_MODEL_NICE ?? 19);
+/** How long the clients of the last row wait between opening the assistant and asking. */
+const IDLE_MS = 6_000;
 /** Bursts at the largest level after the first, reported pooled in their own row. */
 const WARM_BURSTS = Number(process.env.BENCH_WARM_BURSTS ?? 2);
 const QUESTIONS = [
@@ -34,6 +36,8 @@ interface Cpu {
 }
 
 interface Sample {
+  /** Sent over a connection an earlier request had opened. */
+  reusedConnection: boolean;
   refsMs: number;
   firstDeltaMs: number | null;
   ok: boolean;
@@ -44,13 +48,13 @@ interface Sample {
 // the app, and fetch's web-stream reads cost it several times more CPU per event.
 const agent = new http.Agent({ keepAlive: true });
 
-function oneStream(baseUrl: string, kb: string, q: string): Promise<Sample> {
+function oneStream(baseUrl: string, kb: string, q: string, via: http.Agent = agent): Promise<Sample> {
   const t0 = performance.now();
   const body = JSON.stringify({ message: q });
   return new Promise((resolve, reject) => {
     const req = http.request(`${baseUrl}/v1/knowledges/${kb}/assistant/chat/stream`, {
       method: "POST",
-      agent,
+      agent: via,
       headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
     });
     req.on("error", reject);
@@ -74,10 +78,21 @@ function oneStream(baseUrl: string, kb: string, q: string): Promise<Sample> {
           if (ev === "error") error = /^data: (.*)$/m.exec(block)?.[1];
         }
       });
-      res.on("end", () => resolve({ refsMs, firstDeltaMs, ok, error }));
+      res.on("end", () => resolve({ reusedConnection: req.reusedSocket, refsMs, firstDeltaMs, ok, error }));
       res.on("error", reject);
     });
     req.end(body);
+  });
+}
+
+function getOk(url: string, via: http.Agent): Promise<void> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: via }, (res) => {
+        res.resume();
+        res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`${url}: HTTP ${res.statusCode}`))));
+      })
+      .on("error", reject);
   });
 }
 
@@ -150,7 +165,8 @@ async function startNext(env: Record<string, string | undefined>, nodeFlags: str
       probe.close(() => resolve(port));
     });
   });
-  const child = spawn(process.execPath, [...nodeFlags, "node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p", String(port)], {
+  const args = ["start", "-H", "127.0.0.1", "-p", String(port), "--keepAliveTimeout", String(keepAliveTimeoutMs())];
+  const child = spawn(process.execPath, [...nodeFlags, "node_modules/next/dist/bin/next", ...args], {
     env: { ...process.env, ...env, NEXT_TELEMETRY_DISABLED: "1" } as NodeJS.ProcessEnv,
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -262,6 +278,18 @@ async function run(engine: "extractive" | "model", tokenMs: number) {
     for (const k of ["main", "others", "client", "model"] as const) warmCpu[k] += cpu[k] / WARM_BURSTS;
   }
   if (WARM_BURSTS > 0) row(`${top} (next ${WARM_BURSTS} bursts)`, warm, warmCpu);
+  // As users of the sidebar ask: each client opens the assistant (its bootstrap request, on a
+  // connection of its own) and asks IDLE_MS later, longer than Node's default keep-alive (5 s).
+  // Whether the question finds its connection open is the server's keep-alive timeout.
+  const opened = new http.Agent({ keepAlive: true });
+  await Promise.all(Array.from({ length: top }, () => getOk(`${server.url}/v1/knowledges/${kb}/assistant/bootstrap`, opened)));
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  const [idleSamples, idleCpu] = await measured(() =>
+    Promise.all(Array.from({ length: top }, (_, i) => oneStream(server.url, kb, QUESTIONS[i % QUESTIONS.length]!, opened))),
+  );
+  const fresh = idleSamples.filter((x) => !x.reusedConnection).length;
+  row(`${top} (asked ${IDLE_MS / 1000} s after opening the assistant; ${fresh} new connections)`, idleSamples, idleCpu);
+  opened.destroy();
   // A restart on the same data: the first question a user asks a server that ingested nothing.
   await stopProcess(server.child);
   server = await startServer(env);
@@ -282,8 +310,11 @@ KB built through the real upload and ingestion path: the sample documents plus a
 sending the request; p95 over the streams of one level. Each level's row is its first burst since the server started
 (the "first question" row is one question before level 1, in the process that has just ingested the KB). The
 "next bursts" row pools ${WARM_BURSTS} more bursts at the largest level, as a server that has been running for a while
-would see them; the last row is one question to the server restarted on the same data (nothing ingested since
-its start). "errors" counts streams without \`done\`.
+would see them. In the level rows each stream beyond the previous level's opens a new connection; in the next row the
+clients each opened the assistant (its bootstrap request) ${IDLE_MS / 1000} s before asking, longer than Node's default
+keep-alive of 5 s, and the row says how many questions still needed a new connection (the server keeps idle connections
+${keepAliveTimeoutMs() / 1000} s, \`KEEP_ALIVE_TIMEOUT_MS\`). The last row is one question to the server restarted on the same data
+(nothing ingested since its start). "errors" counts streams without \`done\`.
 
 | engine | concurrent streams | references p50 | references p95 | first delta p50 | first delta p95 | errors | CPU ms: app main / app other threads / client / model |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |

@@ -1,5 +1,6 @@
-// The production server's Node flags (scripts/server-node-flags.txt), for the servers that tests and
-// benchmarks start themselves; `npm start` reads the same file in scripts/start.sh.
+// The production server's Node flags (scripts/server-node-flags.txt) and keep-alive timeout, for the
+// servers that benchmarks start themselves; `npm start` (scripts/start.sh, which the e2e servers
+// run) reads the same file and the same variable.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -9,4 +10,11 @@ export function serverNodeFlags(): string[] {
     .split("\n")
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith("#"));
+}
+
+/** KEEP_ALIVE_TIMEOUT_MS, as scripts/start.sh reads it (why 65 s: see there). */
+export function keepAliveTimeoutMs(): number {
+  const ms = Number(process.env.KEEP_ALIVE_TIMEOUT_MS ?? 65_000);
+  if (!Number.isInteger(ms) || ms < 1) throw new Error(`KEEP_ALIVE_TIMEOUT_MS must be a whole number of milliseconds, got ${process.env.KEEP_ALIVE_TIMEOUT_MS}`);
+  return ms;
 }

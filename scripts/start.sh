@@ -7,6 +7,17 @@ export NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
 HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-3000}"
 export HOST PORT
+# How long an idle keep-alive connection stays open (Node's default is 5 s). Longer than the 60 s
+# idle timeout of common load balancers, so they never reuse a connection the server is closing;
+# and a browser that opened the assistant usually still has its connection when the question
+# comes. A new connection costs more than its handshake on a busy server: Node accepts one new
+# connection per event-loop turn, so under load it waits behind other requests' work
+# (docs/benchmarks.md, "Chat").
+KEEP_ALIVE_TIMEOUT_MS="${KEEP_ALIVE_TIMEOUT_MS:-65000}"
+if [[ ! "$KEEP_ALIVE_TIMEOUT_MS" =~ ^[1-9][0-9]{0,6}$ ]]; then
+  echo "[start] KEEP_ALIVE_TIMEOUT_MS must be a whole number of milliseconds (1 to 9999999), got '$KEEP_ALIVE_TIMEOUT_MS'" >&2
+  exit 1
+fi
 
 stamp=$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git status --porcelain 2>/dev/null | sha256sum | cut -c1-12)
 # --no-build (`npm run start:server`): serve the existing build as it is.
@@ -18,4 +29,4 @@ fi
 echo "[start] serving http://${HOST}:${PORT}"
 # Node flags of the production server (why: see the file).
 read -r -a node_flags <<< "$(grep -v '^#' scripts/server-node-flags.txt | tr '\n' ' ')"
-exec node "${node_flags[@]}" node_modules/next/dist/bin/next start -H "$HOST" -p "$PORT"
+exec node "${node_flags[@]}" node_modules/next/dist/bin/next start -H "$HOST" -p "$PORT" --keepAliveTimeout "$KEEP_ALIVE_TIMEOUT_MS"

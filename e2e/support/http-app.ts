@@ -54,9 +54,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(appDir = path.resolve(process.cwd(), "app"), port = 0): Promise<TestApp> {
+export async function startTestApp(
+  appDir = path.resolve(process.cwd(), "app"),
+  port = 0,
+  opts: { keepAliveTimeoutMs?: number } = {},
+): Promise<TestApp> {
   const routes = collectRoutes(appDir);
   const server: Server = createServer((req, res) => void handle(req, res));
+  if (opts.keepAliveTimeoutMs) server.keepAliveTimeout = opts.keepAliveTimeoutMs;
   const sockets = new Set<import("node:net").Socket>();
   server.on("connection", (s) => {
     sockets.add(s);
