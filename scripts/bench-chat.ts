@@ -18,7 +18,7 @@ const LEVELS = (process.env.BENCH_LEVELS ?? "1,10,50").split(",").map(Number);
 /** The test model server's nice value (19: lowest CPU priority). */
 const MODEL_NICE = Number(process.env.BENCH_MODEL_NICE ?? 19);
 /** How long the clients of the last row wait between opening the assistant and asking. */
-const IDLE_MS = 6_000;
+const IDLE_MS = 8_000;
 /** Bursts at the largest level after the first, reported pooled in their own row. */
 const WARM_BURSTS = Number(process.env.BENCH_WARM_BURSTS ?? 2);
 const QUESTIONS = [
@@ -279,7 +279,8 @@ async function run(engine: "extractive" | "model", tokenMs: number) {
   }
   if (WARM_BURSTS > 0) row(`${top} (next ${WARM_BURSTS} bursts)`, warm, warmCpu);
   // As users of the sidebar ask: each client opens the assistant (its bootstrap request, on a
-  // connection of its own) and asks IDLE_MS later, longer than Node's default keep-alive (5 s).
+  // connection of its own) and asks IDLE_MS later, longer than Node's default keep-alive (5 s; Node 20
+  // closes the connection ~6 s after its last response).
   // Whether the question finds its connection open is the server's keep-alive timeout.
   const opened = new http.Agent({ keepAlive: true });
   await Promise.all(Array.from({ length: top }, () => getOk(`${server.url}/v1/knowledges/${kb}/assistant/bootstrap`, opened)));
@@ -312,7 +313,7 @@ sending the request; p95 over the streams of one level. Each level's row is its 
 "next bursts" row pools ${WARM_BURSTS} more bursts at the largest level, as a server that has been running for a while
 would see them. In the level rows each stream beyond the previous level's opens a new connection; in the next row the
 clients each opened the assistant (its bootstrap request) ${IDLE_MS / 1000} s before asking, longer than Node's default
-keep-alive of 5 s, and the row says how many questions still needed a new connection (the server keeps idle connections
+keep-alive (5 s, closed ~6 s after the last response), and the row says how many questions still needed a new connection (the server keeps idle connections
 ${keepAliveTimeoutMs() / 1000} s, \`KEEP_ALIVE_TIMEOUT_MS\`). The last row is one question to the server restarted on the same data
 (nothing ingested since its start). "errors" counts streams without \`done\`.
 
