@@ -17,7 +17,7 @@ import { threadCpu } from "./thread-cpu";
 const LEVELS = (process.env.BENCH_LEVELS ?? "1,10,50").split(",").map(Number);
 /** The test model server's nice value (19: lowest CPU priority). */
 const MODEL_NICE = Number(process.env.BENCH_MODEL_NICE ?? 19);
-/** How long the clients of the last row wait between opening the assistant and asking. */
+/** How long the clients of the "asked after opening the assistant" row wait before asking. */
 const IDLE_MS = 8_000;
 /** Bursts at the largest level after the first, reported pooled in their own row. */
 const WARM_BURSTS = Number(process.env.BENCH_WARM_BURSTS ?? 2);
