@@ -19,7 +19,9 @@ if [[ ! "$KEEP_ALIVE_TIMEOUT_MS" =~ ^[1-9][0-9]{0,6}$ ]]; then
   exit 1
 fi
 
-stamp=$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git status --porcelain 2>/dev/null | sha256sum | cut -c1-12)
+# Outside a git checkout (a source archive) the stamp cannot see changes: it builds on the first
+# start only (run `npm run build` after changing the sources).
+stamp=$(git rev-parse HEAD 2>/dev/null || echo unknown)$({ git status --porcelain 2>/dev/null || true; } | sha256sum | cut -c1-12)
 # --no-build (`npm run start:server`): serve the existing build as it is.
 if [[ "${1:-}" != "--no-build" ]] && [[ ! -f .next/BUILD_ID || "$(cat .next/ka-build-stamp 2>/dev/null)" != "$stamp" ]]; then
   echo "[start] building the app (first start or sources changed)…"
