@@ -160,6 +160,36 @@ describe("chat stream with the built-in extractive engine", () => {
     expect((await c.json("GET", `/v1/knowledges/${kb}/assistant/conversations/${conv}/messages`)).code).toBe("CONVERSATION_NOT_FOUND");
   });
 
+  it("pages conversations (latest activity first) and their messages (oldest first)", async () => {
+    const kb2 = (await c.json<{ id: string }>("POST", "/v1/knowledges", { name: "分页库" })).data.id;
+    await seedIndexedFile(kb2, "智慧城市政策.pdf", SAMPLE_CHUNKS);
+    const ask = async (message: string, conversation_id?: string) =>
+      (await readSse(await chat({ message, ...(conversation_id ? { conversation_id } : {}) }, kb2))).events[0]!.data.conversation_id as string;
+    const a = await ask("智慧城市市场规模有多大？");
+    const b = await ask("智慧城市政策的实施范围是什么？");
+    const d = await ask("智慧城市建设的目标是什么？");
+    await ask("同比增长多少？", a); // a becomes the most recently active
+
+    type Page<T> = { items: T[]; total: number; page: number; page_size: number };
+    const list = (q: string) => c.json<Page<{ id: string }>>("GET", `/v1/knowledges/${kb2}/assistant/conversations?${q}`);
+    const p1 = await list("page=1&page_size=2");
+    const p2 = await list("page=2&page_size=2");
+    expect(p1.data).toMatchObject({ total: 3, page: 1, page_size: 2 });
+    expect(p1.data.items.map((x) => x.id)).toEqual([a, d]);
+    expect(p2.data.items.map((x) => x.id)).toEqual([b]);
+    expect((await list("page=1&page_size=101")).code).toBe("INVALID_PARAMS");
+    expect((await list("page=0")).code).toBe("INVALID_PARAMS");
+
+    const messages = (q: string) => c.json<Page<{ role: string; content: string }>>("GET", `/v1/knowledges/${kb2}/assistant/conversations/${a}/messages?${q}`);
+    const m1 = await messages("page=1&page_size=3");
+    const m2 = await messages("page=2&page_size=3");
+    expect(m1.data.total).toBe(4);
+    expect(m1.data.items.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(m1.data.items[0]!.content).toBe("智慧城市市场规模有多大？");
+    expect(m2.data.items.map((m) => m.role)).toEqual(["assistant"]);
+    expect((await messages("page_size=201")).code).toBe("INVALID_PARAMS");
+  });
+
   it("reports bootstrap status", async () => {
     const b = await c.json<{ assistant_status: string; input_enabled: boolean; max_question_length: number; knowledge: { ready_file_count: number } }>(
       "GET",
