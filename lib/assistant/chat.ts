@@ -176,10 +176,8 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
     w.send("start", { conversation_id: p.conversationId, message_id: p.assistantMessageId });
     const history = p.isNew
       ? []
-      : await loadHistory(p.db, p.conversationId, p.input.history_limit).then((h) =>
-          // The question just saved is the last history entry; it goes into the prompt separately.
-          h.slice(0, -1),
-        );
+      : // The question just saved goes into the prompt separately.
+        await loadHistory(p.db, p.conversationId, p.input.history_limit, p.userMessageId);
 
     let query = p.question;
     if (p.input.use_query_rewrite && models.chat) {

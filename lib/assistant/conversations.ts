@@ -41,10 +41,15 @@ export async function releaseTurn(db: Db, conversationId: string, turnId: string
 }
 
 /** The last `limit` question/answer turns, oldest first, as chat messages. */
-export async function loadHistory(db: Db, conversationId: string, limit: number): Promise<ChatMessage[]> {
+/**
+ * The last `limit` turns (a question and its answer each) before the current question, oldest
+ * first. The current question is already saved, so it is excluded by id: counting it in would
+ * cut the oldest turn's question off.
+ */
+export async function loadHistory(db: Db, conversationId: string, limit: number, currentMessageId: string): Promise<ChatMessage[]> {
   if (limit <= 0) return [];
   const rows = await db.message.findMany({
-    where: { conversationId, content: { not: "" } },
+    where: { conversationId, content: { not: "" }, id: { not: currentMessageId } },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: limit * 2,
     select: { role: true, content: true },

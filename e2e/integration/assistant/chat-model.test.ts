@@ -180,6 +180,33 @@ describe("chat stream with an OpenAI-compatible model", () => {
     expect(msgs.data.items.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
   });
 
+  it("puts the last history_limit turns, question and answer each, into the prompt", async () => {
+    const questions = ["智慧城市政策的实施范围是什么？", "智慧城市政策的实施范围包括县吗？", "智慧城市政策的实施范围何时生效？"];
+    let conv: string | undefined;
+    for (const [i, q] of questions.entries()) {
+      model.script({ kind: "stream", tokens: [`答${i + 1}`] });
+      const { events } = await readSse(await c.request("POST", url(), { message: q, ...(conv ? { conversation_id: conv } : {}) }));
+      expect(events.at(-1)!.event).toBe("done");
+      conv = events[0]!.data.conversation_id as string;
+    }
+    const promptOf = async (historyLimit: number) => {
+      model.reset();
+      const body = { message: "智慧城市政策的实施范围有例外吗？", conversation_id: conv, history_limit: historyLimit };
+      expect((await readSse(await c.request("POST", url(), body))).events.at(-1)!.event).toBe("done");
+      const req = model.requests.find((r) => r.endpoint === "chat" && r.body.stream === true)!;
+      return (req.body.messages as Array<{ role: string; content: string }>).map((m) => `${m.role}:${m.role === "user" && m.content.includes("用户问题") ? "(references + question)" : m.content.slice(0, 20)}`);
+    };
+    expect(await promptOf(2)).toEqual([
+      expect.stringMatching(/^system:/),
+      `user:${questions[1]}`,
+      "assistant:答2",
+      `user:${questions[2]}`,
+      "assistant:答3",
+      "user:(references + question)",
+    ]);
+    expect(await promptOf(0)).toEqual([expect.stringMatching(/^system:/), "user:(references + question)"]);
+  });
+
   it("rewrites a follow-up question for retrieval and shows the rewritten query", async () => {
     const first = await readSse(await c.request("POST", url(), { message: "智慧城市政策的实施范围是什么？" }));
     const conv = first.events[0]!.data.conversation_id as string;
