@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createSseStream } from "./sse-writer";
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<string[]> {
@@ -43,5 +43,28 @@ describe("createSseStream", () => {
     await stream.cancel();
     expect(writer.clientGone.aborted).toBe(true);
     expect(() => writer.send("delta", { text: "x" })).not.toThrow();
+  });
+
+  it("sends a comment heartbeat only while the stream is quiet", async () => {
+    vi.useFakeTimers();
+    try {
+      const { stream, writer } = createSseStream(1_000);
+      const read = readAll(stream);
+      // Busy: an event every 400 ms for 4 s, so no heartbeat is due.
+      for (let i = 0; i < 10; i++) {
+        writer.send("delta", { text: String(i) });
+        await vi.advanceTimersByTimeAsync(400);
+      }
+      // Quiet for 3.5 s: a heartbeat every second.
+      await vi.advanceTimersByTimeAsync(3_500);
+      writer.close();
+      const chunks = await read;
+      const pings = chunks.filter((c) => c.startsWith(":"));
+      expect(chunks.slice(0, 10).every((c) => c.startsWith("event: delta"))).toBe(true);
+      expect(pings.length).toBe(3);
+      for (const p of pings) expect(p).toMatch(/^: ping \d+\n\n$/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
