@@ -81,6 +81,32 @@ describe("chat stream with the built-in extractive engine", () => {
     expect(msgs.data.items[1]!.finish_reason).toBe("no_context");
   });
 
+  it("keeps only hits scoring at least min_score", async () => {
+    const refsOf = async (min_score: number) => {
+      const { events } = await readSse(await chat({ message: "智慧城市政策的实施范围是什么？", answer_mode: "references_only", min_score }));
+      return (events.find((e) => e.event === "references")!.data as { items: Array<{ score: number }> }).items;
+    };
+    const all = await refsOf(0);
+    expect(all.length).toBeGreaterThan(1);
+    // References carry scores rounded to 3 decimals: cut in the middle of the widest gap between
+    // two of them, so rounding cannot put a hit on the wrong side.
+    const scores = all.map((r) => r.score).sort((a, b) => a - b);
+    let cut = NaN;
+    let widest = 0;
+    for (let i = 1; i < scores.length; i++) {
+      if (scores[i]! - scores[i - 1]! > widest) [widest, cut] = [scores[i]! - scores[i - 1]!, (scores[i]! + scores[i - 1]!) / 2];
+    }
+    expect(widest).toBeGreaterThan(0.002);
+    const kept = await refsOf(cut);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(all.length);
+    expect(kept.every((r) => r.score >= cut)).toBe(true);
+    expect(kept.length).toBe(all.filter((r) => r.score >= cut).length);
+    // Above every score: grounded mode has nothing to answer from.
+    const none = await readSse(await chat({ message: "智慧城市政策的实施范围是什么？", min_score: 1 }));
+    expect(none.events.at(-1)!.data.code).toBe("NO_RELEVANT_CONTEXT");
+  });
+
   it("references_only returns references and done without deltas; empty when nothing matches", async () => {
     const hit = await readSse(await chat({ message: "市场规模", answer_mode: "references_only" }));
     expect(hit.events.map((e) => e.event)).toEqual(["start", "retrieval", "retrieval", "references", "done"]);
