@@ -205,7 +205,8 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       },
       { minScore, externalRefs: externalRefs.map((r) => ({ provider: r.provider, mode: r.mode as "explicit" | "all_accessible", id: r.id })) },
     );
-    const hits = result.hits.filter((h) => h.score >= minScore).slice(0, p.input.top_k);
+    // The core has applied min_score to every source and kept the best top_k.
+    const hits = result.hits;
     outcome.metadata.sources = result.sources;
     w.send("retrieval", { status: "done", hit_count: hits.length, sources: summarize(result.sources, hits) });
 
@@ -283,7 +284,8 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
 }
 
 function summarize(sources: SourceSummary[], kept: RetrievalHit[]): SourceSummary[] {
-  // Counts after the min_score filter, so the summary matches the references shown.
+  // Counts of the hits kept (the core's counts are per source before the merged top_k), so the
+  // summary matches the references shown.
   return sources.map((s) => {
     const count = kept.filter((h) => h.sourceType === s.source_type).length;
     const status = s.status === "ok" && count === 0 ? "empty" : s.status;
