@@ -2,12 +2,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
+import { PORTS } from "./e2e/support/ports";
 
 // Three real servers from one `next build`: local mode with the built-in extractive engine,
 // local mode with the local OpenAI-compatible test model server, and password mode.
 // Each gets its own throwaway data directory (one PGlite per directory, SPEC §13).
 const tmp = (name: string) => mkdtempSync(path.join(tmpdir(), `ka-e2e-${name}-`));
-export const PORTS = { local: 3100, model: 3102, password: 3101, fakeModel: 4011 } as const;
 // The production server as `npm start` launches it (its Node flags and keep-alive timeout), on the
 // build `npm test` made just before.
 const next = "bash scripts/start.sh --no-build";

@@ -29,9 +29,16 @@ have_cjk_font() { [[ -f /usr/share/fonts/truetype/wqy/wqy-zenhei.ttc ]]; }
 have_postgres() { [[ -x "$PG_BIN/postgres" && -x "$PG_BIN/initdb" && -x "$PG_BIN/pg_ctl" && -x "$PG_BIN/psql" ]]; }
 have_pg_trgm() { [[ -f "$PG_EXT/pg_trgm.control" && -f "$PG_LIB/pg_trgm.so" ]]; }
 have_pgvector() { [[ -f "$PG_EXT/vector.control" && -f "$PG_LIB/vector.so" ]]; }
+# The build needs the server headers (postgres.h, from postgresql-server-dev-15), not only
+# pg_config and pgxs.mk: an image can carry those two without the headers.
+have_pg_server_headers() {
+  local inc
+  inc=$("$PG_CONFIG" --includedir-server 2>/dev/null) || return 1
+  [[ -n "$inc" && -f "$inc/postgres.h" ]]
+}
 have_pgvector_build_deps() {
-  [[ -x "$PG_CONFIG" && -f "$PGXS_MK" ]] && command -v make >/dev/null && command -v gcc >/dev/null &&
-    command -v dpkg-source >/dev/null
+  [[ -x "$PG_CONFIG" && -f "$PGXS_MK" ]] && have_pg_server_headers && command -v make >/dev/null &&
+    command -v gcc >/dev/null && command -v dpkg-source >/dev/null
 }
 
 list_missing() {

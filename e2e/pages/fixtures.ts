@@ -3,10 +3,11 @@ import { AssistantPanel } from "./assistant-panel";
 import { AuthPage } from "./auth-page";
 import { FlowGalleryPage } from "./flow-gallery-page";
 import { WorkspacePage } from "./workspace-page";
+import { PORTS } from "../support/ports";
 
-export const PASSWORD_URL = "http://127.0.0.1:3101";
-export const MODEL_URL = "http://127.0.0.1:3102";
-export const FAKE_MODEL_URL = "http://127.0.0.1:4011";
+export const PASSWORD_URL = `http://127.0.0.1:${PORTS.password}`;
+export const MODEL_URL = `http://127.0.0.1:${PORTS.model}`;
+export const FAKE_MODEL_URL = `http://127.0.0.1:${PORTS.fakeModel}`;
 
 interface Fixtures {
   workspace: WorkspacePage;

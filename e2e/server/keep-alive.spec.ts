@@ -1,10 +1,11 @@
 import http from "node:http";
 import { expect, test } from "@playwright/test";
+import { PORTS } from "../support/ports";
 
 // The production server as `npm start` launches it (scripts/start.sh) keeps an idle connection open
 // longer than Node's default 5 s, so a client that loaded the page and asks a few seconds later
 // reuses its connection instead of queueing for a new one (docs/benchmarks.md, "Chat").
-const LOCAL_URL = "http://127.0.0.1:3100";
+const LOCAL_URL = `http://127.0.0.1:${PORTS.local}`;
 
 function get(agent: http.Agent, path: string): Promise<{ status: number; socket: import("node:net").Socket }> {
   return new Promise((resolve, reject) => {
