@@ -56,6 +56,24 @@ const envSchema = z.object({
   // Test builds only: allow provider adapters to reach loopback (the local test servers).
   ALLOW_LOOPBACK_PROVIDERS: boolish.default(false),
   ENABLE_FLOW_GALLERY: boolish.optional(),
+
+  // Where uploaded originals live (lib/ingestion/storage.ts): local = DATA_DIR/files (default),
+  // s3 = an S3-compatible bucket shared by every instance (several instances on one PostgreSQL).
+  STORAGE: z.enum(["local", "s3"]).default("local"),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().default("us-east-1"),
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name").optional(),
+  // Key prefix of the originals in the bucket; the orphan sweep only looks under it.
+  S3_PREFIX: z.string().regex(/^([A-Za-z0-9_-]+\/)*$/, "must be empty or end with / (letters, digits, _ and -)").default("originals/"),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  // Path-style URLs (http://host/bucket/key): what MinIO, Ceph and most S3-compatible servers need.
+  S3_FORCE_PATH_STYLE: boolish.default(true),
+  // A stored original without its row is deleted by the start-up sweep once it is this old: an
+  // upload writes the object first and its row right after, possibly on another instance.
+  STORAGE_ORPHAN_GRACE_S: intIn(0, 30 * 24 * 3600, 3600),
+  // SIGTERM: how long running chat streams may go on before they are cut (saved as aborted).
+  SHUTDOWN_GRACE_MS: intIn(0, 600000, 10000),
 });
 
 export type Env = z.infer<typeof envSchema> & { AUTH_MODE: "local" | "password" };
@@ -71,7 +89,14 @@ export function getEnv(): Env {
   if (cached) return cached;
   // A `KEY=` line (empty value) means "not set", as in most .env tooling.
   const present = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== ""));
-  const parsed = envSchema.safeParse(present);
+  const parsed = envSchema
+    .superRefine((v, ctx) => {
+      if (v.STORAGE !== "s3") return;
+      for (const k of ["S3_BUCKET", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY"] as const) {
+        if (!v[k]) ctx.addIssue({ code: "custom", path: [k], message: "is required when STORAGE=s3" });
+      }
+    })
+    .safeParse(present);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join("\n")}`);

@@ -26,6 +26,10 @@ export const ERROR_CODES = [
   "EMAIL_TAKEN",
   "INVALID_CREDENTIALS",
   "USER_NOT_FOUND",
+  // Several instances (issue 24): originals in object storage, graceful stop.
+  "ORIGINAL_NOT_FOUND",
+  "STORAGE_UNAVAILABLE",
+  "SERVER_STOPPING",
   "INTERNAL_ERROR",
 ] as const;
 
@@ -57,6 +61,9 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   EMAIL_TAKEN: "An account with this e-mail already exists.",
   INVALID_CREDENTIALS: "E-mail or password is wrong.",
   USER_NOT_FOUND: "No user with this e-mail.",
+  ORIGINAL_NOT_FOUND: "The stored original of this file is missing from storage. Delete the file and upload it again.",
+  STORAGE_UNAVAILABLE: "The file storage is unavailable; nothing was saved. Try again shortly.",
+  SERVER_STOPPING: "This server is restarting; ask again in a moment.",
   INTERNAL_ERROR: "Something went wrong on our side.",
 };
 

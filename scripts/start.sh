@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
+# The app stops gracefully itself on SIGTERM (lib/server/boot.ts); without this, Next exits as
+# soon as its connections are closed, before claimed jobs are released.
+export NEXT_MANUAL_SIG_HANDLE=true
 HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-3000}"
 export HOST PORT

@@ -218,6 +218,13 @@ export const zh = {
   "error.INVALID_PARAMS": "输入有误：{message}",
   "error.NETWORK_ERROR": "网络连接中断。",
   "error.INTERNAL_ERROR": "服务出现问题，请稍后重试。",
+  // Several instances (issue 24): originals in object storage, graceful stop.
+  "error.ORIGINAL_NOT_FOUND": "存储中找不到该文件的原件。",
+  "error.ORIGINAL_NOT_FOUNDNext": "请删除该文件后重新上传。",
+  "error.STORAGE_UNAVAILABLE": "文件存储暂时不可用，本次上传未保存。",
+  "error.STORAGE_UNAVAILABLENext": "请稍后重新上传。",
+  "error.SERVER_STOPPING": "服务正在重启，回答已中断。",
+  "error.SERVER_STOPPINGNext": "请稍后再问一次。",
   "error.generic": "出错了：{message}",
   "error.genericNext": "可以点击重试再问一次。",
 
@@ -456,6 +463,13 @@ export const en = {
   "error.INVALID_PARAMS": "Invalid input: {message}",
   "error.NETWORK_ERROR": "The network connection was interrupted.",
   "error.INTERNAL_ERROR": "Something went wrong on our side; please try again.",
+  // Several instances (issue 24): originals in object storage, graceful stop.
+  "error.ORIGINAL_NOT_FOUND": "The stored original of this file is missing.",
+  "error.ORIGINAL_NOT_FOUNDNext": "Delete the file and upload it again.",
+  "error.STORAGE_UNAVAILABLE": "The file storage is unavailable; this upload was not saved.",
+  "error.STORAGE_UNAVAILABLENext": "Upload it again in a moment.",
+  "error.SERVER_STOPPING": "The server is restarting; the answer was cut off.",
+  "error.SERVER_STOPPINGNext": "Ask again in a moment.",
   "error.generic": "Something went wrong: {message}",
   "error.genericNext": "Press retry to ask again.",
 

@@ -26,6 +26,7 @@ import {
 import { toReferences, type ReferenceItem } from "./references";
 import { parseRelated, relatedFromReferences } from "./related";
 import { createSseStream, type SseWriter } from "./sse-writer";
+import { assertAcceptingTurns, isShutdownAbort, trackTurn } from "./turn-registry";
 
 export type AnswerMode = "grounded" | "references_only" | "creative";
 
@@ -69,6 +70,7 @@ interface Prepared {
  * answers with the JSON envelope. The user message is saved before any streaming.
  */
 export async function prepareChatTurn(principal: Principal, knowledgeId: string, input: ChatInput): Promise<Prepared> {
+  assertAcceptingTurns(); // this instance is stopping (SIGTERM): ask another one
   const [db, raw] = await Promise.all([getDb(), getRawDb()]);
   const question = input.message.trim();
   if (question.length === 0) throw new AppError("MESSAGE_EMPTY");
@@ -150,8 +152,8 @@ interface TurnOutcome {
 export function streamChatTurn(p: Prepared, requestSignal: AbortSignal): ReadableStream<Uint8Array> {
   const { stream, writer } = createSseStream();
   // Model and provider calls stop when either the request or the stream itself is cancelled.
-  const signal = AbortSignal.any([requestSignal, writer.clientGone]);
-  void runTurn(p, writer, signal);
+  // … and when the server stops (SIGTERM) before the turn ends (turn-registry.ts).
+  trackTurn(p.turnId, (shutdown) => runTurn(p, writer, AbortSignal.any([requestSignal, writer.clientGone, shutdown])));
   return stream;
 }
 
@@ -263,7 +265,12 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       },
     };
   } catch (e) {
-    if (signal.aborted || isAbortError(e)) {
+    if (isShutdownAbort(signal)) {
+      // The client is still there: tell it why the answer stops here.
+      outcome.finishReason = "aborted";
+      outcome.metadata.error_code = "SERVER_STOPPING";
+      terminal = { event: "error", data: { code: "SERVER_STOPPING", message: (signal.reason as Error).message } };
+    } else if (signal.aborted || isAbortError(e)) {
       outcome.finishReason = "aborted";
     } else {
       const code = isAppError(e) ? e.code : "INTERNAL_ERROR";

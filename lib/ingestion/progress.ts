@@ -1,11 +1,13 @@
 import "server-only";
 import type { ErrorCode } from "@/lib/errors";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { clusterPublisher } from "./cluster-events";
 
 // In-process progress events of ingestion jobs, per file. The bus lives on globalThis so the
-// job runner and the SSE route share it even when Next bundles them separately. A client on
-// another app instance (PostgreSQL deployments) gets the same information from
-// getJobSnapshot, which the SSE helper polls while it waits.
+// job runner and the SSE route share it even when Next bundles them separately. On a
+// PostgreSQL server every event is also published to the other app instances (LISTEN/NOTIFY,
+// instance-relay.ts), which deliver it to their own bus (deliverJobEvent); a late client, or
+// one whose instance lost the relay, gets the state from getJobSnapshot.
 
 export type JobStage = "queued" | "parsing" | "chunking" | "embedding" | "indexing" | "success" | "failed";
 
@@ -36,6 +38,12 @@ export function subscribeJobProgress(fileId: string, listener: JobListener): () 
 }
 
 export function emitJobEvent(fileId: string, event: JobEvent): void {
+  deliverJobEvent(fileId, event);
+  clusterPublisher()?.progress(fileId, event);
+}
+
+/** Hands an event to this process's listeners only (events relayed from another instance). */
+export function deliverJobEvent(fileId: string, event: JobEvent): void {
   const set = bus.get(fileId);
   if (!set) return;
   for (const l of [...set]) {

@@ -10,10 +10,11 @@ import { replaceFileChunks } from "@/lib/retrieval/index-writer";
 import type { ChunkInput } from "@/lib/retrieval/types";
 import { chunkDocument } from "./chunker";
 import { parseFile } from "./parse";
+import { announceQueuedJobs } from "./cluster-events";
 import { describeError } from "./parsers/common";
 import { emitJobEvent, type JobEvent, type JobStage } from "./progress";
 import type { FileType } from "./sniff";
-import { cleanupTempFiles, deleteStoredFile, storagePath, storedFileSize } from "./storage";
+import { cleanupTempFiles, getStorage } from "./storage";
 import { IngestionFailure, makeBudget } from "./types";
 
 // The ingestion job runner (SPEC §7, §13). Jobs live in ingestion_jobs; any number of runners
@@ -47,6 +48,15 @@ export interface RunnerOptions {
   maxPages?: number;
   chunk?: { targetChars: number; overlapChars: number };
   dataDir?: string;
+  /** This runner's id in ingestion_jobs.locked_by (default: host, pid and a random part). */
+  workerId?: string;
+  /**
+   * Several instances on one PostgreSQL server: every worker keeps a connection named
+   * livenessName(its worker id) open (instance-relay.ts). A running job whose worker has no such
+   * connection any more belongs to a killed instance and is requeued at once, not after
+   * staleAfterMs. Only workers whose id starts with "live:" are judged this way.
+   */
+  liveness?: { name: (workerId: string) => string };
   /** Test hook: called at each stage; may throw or hang to simulate crashes. */
   onStage?: (stage: JobStage, fileId: string) => void | Promise<void>;
 }
@@ -82,7 +92,7 @@ const STAGE_PERCENT: Record<JobStage, number> = {
 };
 
 export class IngestionRunner {
-  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly workerId: string;
   private readonly db: PrismaClient;
   private readonly opts: Required<Pick<RunnerOptions, "concurrency" | "pollMs" | "staleAfterMs" | "parseTimeoutMs" | "maxPages" | "exclusive">> & RunnerOptions;
   private readonly active = new Map<string, ActiveJob>();
@@ -95,6 +105,7 @@ export class IngestionRunner {
   constructor(options: RunnerOptions) {
     const env = getEnv();
     this.db = options.db;
+    this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.opts = {
       ...options,
       concurrency: options.concurrency ?? env.INGEST_CONCURRENCY,
@@ -161,6 +172,8 @@ export class IngestionRunner {
       try {
         if (!drain && !this.opts.exclusive && Date.now() - this.lastStaleCheck > this.opts.staleAfterMs / 2) {
           await this.recover(false);
+        } else if (!drain && this.opts.liveness) {
+          await this.recover(false, await this.deadWorkers());
         }
         const free = this.opts.concurrency - this.active.size;
         let claimed: ClaimedJob[] = [];
@@ -211,6 +224,20 @@ export class IngestionRunner {
     );
   }
 
+  /** Workers holding running jobs whose liveness connection is gone (see RunnerOptions.liveness). */
+  private async deadWorkers(): Promise<string[]> {
+    const rows = await this.db.$queryRawUnsafe<{ locked_by: string }[]>(
+      `SELECT DISTINCT j.locked_by FROM ingestion_jobs j
+        WHERE j.status = 'running' AND j.locked_by LIKE 'live:%' AND j.locked_by <> $1
+          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+                           WHERE a.datname = current_database() AND a.application_name = $2 || substr(j.locked_by, 1, $3))`,
+      this.workerId,
+      this.opts.liveness!.name(""),
+      63 - this.opts.liveness!.name("").length,
+    );
+    return rows.map((r) => r.locked_by);
+  }
+
   private launch(job: ClaimedJob): void {
     const controller = new AbortController();
     const entry: ActiveJob = { jobId: job.id, fileId: job.file_id, controller, done: Promise.resolve() };
@@ -230,13 +257,14 @@ export class IngestionRunner {
    * `all`: at start-up of an exclusive runner every running job is orphaned; otherwise only
    * those whose lock is stale.
    */
-  private async recover(startup: boolean): Promise<void> {
-    this.lastStaleCheck = Date.now();
+  private async recover(startup: boolean, dead?: string[]): Promise<void> {
+    if (dead?.length === 0) return;
+    if (!dead) this.lastStaleCheck = Date.now();
     const cutoff = new Date(Date.now() - this.opts.staleAfterMs);
     const orphaned = await this.db.ingestionJob.findMany({
       where: {
         status: "running",
-        ...(startup && this.opts.exclusive ? {} : { OR: [{ lockedAt: null }, { lockedAt: { lt: cutoff } }] }),
+        ...(dead ? { lockedBy: { in: dead } } : startup && this.opts.exclusive ? {} : { OR: [{ lockedAt: null }, { lockedAt: { lt: cutoff } }] }),
         NOT: { lockedBy: this.workerId },
       },
       select: { id: true, fileId: true, attempts: true, lockedBy: true },
@@ -304,22 +332,18 @@ export class IngestionRunner {
 
       // ---- parsing
       await report("parsing", STAGE_PERCENT.parsing, "Parsing the document", true);
-      let filePath: string;
-      try {
-        filePath = storagePath(file.storageKey, this.opts.dataDir);
-      } catch {
-        throw new IngestionFailure("INTERNAL_ERROR", "The stored original has an invalid storage key.");
-      }
-      if ((await storedFileSize(file.storageKey, this.opts.dataDir)) === null) {
-        throw new IngestionFailure("INTERNAL_ERROR", "The uploaded original is missing from storage. Delete the file and upload it again.");
-      }
       const budget = makeBudget({ maxPages: this.opts.maxPages, timeoutMs: this.opts.parseTimeoutMs, signal });
-      const doc = await parseFile(file.fileType as FileType, filePath, {
-        budget,
-        onProgress: (f) => {
-          void report("parsing", STAGE_PERCENT.parsing + f * (STAGE_PERCENT.chunking - STAGE_PERCENT.parsing - 2), `Parsing: ${Math.round(f * 100)}%`).catch(() => {});
-        },
-      });
+      // Local disk: the file itself; S3: a temp copy, removed after parsing. A missing original
+      // fails the job with ORIGINAL_NOT_FOUND.
+      const storage = await getStorage(this.opts.dataDir);
+      const doc = await storage.withLocalFile(file.storageKey, (filePath) =>
+        parseFile(file.fileType as FileType, filePath, {
+          budget,
+          onProgress: (f) => {
+            void report("parsing", STAGE_PERCENT.parsing + f * (STAGE_PERCENT.chunking - STAGE_PERCENT.parsing - 2), `Parsing: ${Math.round(f * 100)}%`).catch(() => {});
+          },
+        }),
+      );
       checkCancelled();
 
       // ---- chunking
@@ -379,7 +403,11 @@ export class IngestionRunner {
             .catch(() => ({ count: 0 }));
           // Only if this worker still held the job: another worker may have taken it over (and
           // finished it) after this one was presumed dead.
-          if (requeued.count > 0) await db.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: "queued" } }).catch(() => {});
+          if (requeued.count > 0) {
+            await db.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: "queued" } }).catch(() => {});
+            emitJobEvent(fileId, { type: "progress", stage: "queued", percent: 0, message: "Requeued at shutdown" });
+            announceQueuedJobs(); // another instance takes it now
+          }
         }
         return;
       }
@@ -475,6 +503,7 @@ export async function startIngestionRunner(options: RunnerOptions): Promise<Inge
 /** Wakes the runner (new jobs were queued). A no-op when no runner runs in this process. */
 export function kickRunner(): void {
   g.__kaIngestRunner?.kick();
+  announceQueuedJobs();
 }
 
 export async function stopIngestionRunner(graceMs?: number): Promise<void> {
@@ -511,7 +540,9 @@ export async function deleteKnowledgeFile(
     await tx.knowledgeFile.deleteMany({ where: { id: file.id } });
     await tx.knowledge.updateMany({ where: { id: args.knowledgeId }, data: { updatedAt: new Date() } });
   });
-  await deleteStoredFile(file.storageKey, args.dataDir).catch((e) => console.error(`[ingestion] could not delete original ${file.storageKey}: ${describeError(e)}`));
+  await (await getStorage(args.dataDir))
+    .delete(file.storageKey)
+    .catch((e) => console.error(`[ingestion] could not delete original ${file.storageKey}: ${describeError(e)}`));
   emitJobEvent(file.id, { type: "error", code: "FILE_NOT_FOUND", message: "The file was deleted." });
   return { fileId: file.id, chunkCount };
 }

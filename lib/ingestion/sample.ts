@@ -9,7 +9,7 @@ import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { normalizeDisplayName } from "./file-name";
 import { kickRunner } from "./runner";
 import { sniffBuffer } from "./sniff";
-import { deleteStoredFile, storeBuffer } from "./storage";
+import { getStorage } from "./storage";
 import { recordFile } from "./upload";
 
 // The first-start sample KB: real documents from prisma/sample (a Chinese product handbook as
@@ -78,7 +78,7 @@ export async function seedSampleKnowledge(db: PrismaClient, opts: SeedOptions): 
     try {
       const type = await sniffBuffer(name, data);
       const fileId = randomUUID();
-      storageKey = await storeBuffer(kbId, fileId, data, dataDir);
+      storageKey = await (await getStorage(dataDir)).put(kbId, fileId, data);
       await recordFile(db, {
         fileId,
         knowledgeId: kbId,
@@ -92,7 +92,7 @@ export async function seedSampleKnowledge(db: PrismaClient, opts: SeedOptions): 
         maxKbBytes: Number.MAX_SAFE_INTEGER,
       });
     } catch (e) {
-      if (storageKey) await deleteStoredFile(storageKey, dataDir).catch(() => {});
+      if (storageKey) await (await getStorage(dataDir)).delete(storageKey).catch(() => {});
       console.error(`[ingestion] sample document ${n} skipped: ${isAppError(e) ? e.message : (e as Error).message}`);
     }
   }

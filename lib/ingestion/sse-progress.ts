@@ -1,13 +1,16 @@
 import "server-only";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { clusterRelayLive } from "./cluster-events";
 import { getJobSnapshot, subscribeJobProgress, type JobEvent } from "./progress";
 
 // SSE for GET /v1/knowledges/{kb_id}/files/{file_id}/parse-job/events (SPEC §4, issue 3):
 // `event: progress` {stage, percent, message}, then one terminal `event: done`
 // {status, chunk_count, page_count, embedding_status, message} or `event: error` {code, message}.
 // A client that connects after completion gets the final state at once. Events come from the
-// in-process bus; while it is quiet the DB snapshot is polled (a job processed by another app
-// instance), and a comment heartbeat is sent every 15 s. Access checks are the route's job.
+// in-process bus, which on a PostgreSQL server also carries the events of jobs that other app
+// instances run (LISTEN/NOTIFY, instance-relay.ts). While it is quiet the DB snapshot is polled:
+// every 2 s without the relay, every 15 s as a safety net with it. A comment heartbeat is sent
+// every 15 s. Access checks are the route's job.
 
 export interface ProgressStreamOptions {
   signal?: AbortSignal;
@@ -25,7 +28,7 @@ export function formatSse(event: JobEvent): Uint8Array {
 
 export function jobProgressStream(db: PrismaClient, fileId: string, opts: ProgressStreamOptions = {}): ReadableStream<Uint8Array> {
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
-  const pollMs = opts.pollMs ?? 2_000;
+  const pollMs = opts.pollMs ?? (clusterRelayLive() ? 15_000 : 2_000);
   let cleanup = () => {};
   return new ReadableStream<Uint8Array>({
     start(controller) {

@@ -1,14 +1,47 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from "node:fs";
-import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
+import type { Readable } from "node:stream";
 import { getEnv } from "@/lib/env";
+import { AppError } from "@/lib/errors";
 
-// Originals are kept under ${DATA_DIR}/files/<kb_id>/<generated id> (SPEC §3): generated ids
-// only, never the user's file name. A file is written to a temp name in the same directory,
-// fsync'ed, renamed into place and the directory fsync'ed, so an acknowledged upload survives a
-// crash. storage_key in knowledge_files is "<kb_id>/<file id>".
+// Where uploaded originals live, behind one interface (OriginalStorage): local disk (default)
+// or an S3-compatible bucket (STORAGE=s3, storage-s3.ts) shared by several instances.
+//
+// Keys are "<kb_id>/<file id>" (storage_key in knowledge_files): generated ids only, never the
+// user's file name (SPEC §3). An upload is first staged in a local temp file (it is hashed,
+// sniffed and checked there), then committed: on local disk fsync'ed, renamed into
+// ${DATA_DIR}/files/<kb_id>/<file id> and the directory fsync'ed; in S3 streamed into the
+// bucket. The row is written only after the commit, so there is never a row without its
+// original; an original without its row (a crash between the two) is removed by the sweep at
+// start (sweepOrphanOriginals).
+
+/** One stored original as listed by the orphan sweep. */
+export interface StoredOriginal {
+  key: string;
+  modifiedAt: Date;
+}
+
+export interface OriginalStorage {
+  readonly kind: "local" | "s3";
+  /** Start-up check: reachable, credentials accepted, writable. Throws a message for the operator. */
+  check(): Promise<void>;
+  /** Makes a staged temp file (see createTempFile) the durable original of a file; returns its key. */
+  commit(tempPath: string, knowledgeId: string, fileId: string): Promise<string>;
+  /** Stores a whole buffer durably (the sample seeder). */
+  put(knowledgeId: string, fileId: string, data: Uint8Array): Promise<string>;
+  /** A stream of the original; ORIGINAL_NOT_FOUND when it is gone. */
+  openRead(storageKey: string): Promise<Readable>;
+  /** Runs fn with a local path of the original (parsers read files); ORIGINAL_NOT_FOUND when gone. */
+  withLocalFile<T>(storageKey: string, fn: (filePath: string) => Promise<T>): Promise<T>;
+  delete(storageKey: string): Promise<void>;
+  /** Removes every original of a deleted KB. */
+  deleteKnowledge(knowledgeId: string): Promise<void>;
+  /** Every stored original (the orphan sweep). */
+  list(): AsyncIterable<StoredOriginal>;
+}
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
@@ -111,6 +144,10 @@ export function openStoredReadStream(storageKey: string, dataDir?: string): Read
   return createReadStream(storagePath(storageKey, dataDir));
 }
 
+export function originalMissing(storageKey: string): AppError {
+  return new AppError("ORIGINAL_NOT_FOUND", undefined, { storageKey });
+}
+
 export function readStoredFile(storageKey: string, dataDir?: string): Promise<Buffer> {
   return readFile(storagePath(storageKey, dataDir));
 }
@@ -129,7 +166,6 @@ export async function deleteStoredFile(storageKey: string, dataDir?: string): Pr
 
 /** Leftover temp files of uploads interrupted by a crash (none of them was acknowledged). */
 export async function cleanupTempFiles(dataDir?: string, olderThanMs = 60 * 60 * 1000): Promise<number> {
-  const { readdir } = await import("node:fs/promises");
   const root = filesRoot(dataDir);
   let removed = 0;
   let kbs: string[] = [];
@@ -161,4 +197,90 @@ export async function cleanupTempFiles(dataDir?: string, olderThanMs = 60 * 60 *
     }
   }
   return removed;
+}
+
+/** Originals on this machine's disk under DATA_DIR/files (the default; one instance). */
+export class LocalStorage implements OriginalStorage {
+  readonly kind = "local" as const;
+  constructor(private readonly dataDir?: string) {}
+
+  async check(): Promise<void> {
+    await mkdir(filesRoot(this.dataDir), { recursive: true });
+  }
+
+  commit(tempPath: string, knowledgeId: string, fileId: string): Promise<string> {
+    return commitTempFile(tempPath, knowledgeId, fileId, this.dataDir);
+  }
+
+  put(knowledgeId: string, fileId: string, data: Uint8Array): Promise<string> {
+    return storeBuffer(knowledgeId, fileId, data, this.dataDir);
+  }
+
+  async openRead(storageKey: string): Promise<Readable> {
+    const p = storagePath(storageKey, this.dataDir);
+    // Opened before the response starts, so a missing file is an error envelope, not a cut body.
+    const fh = await open(p, "r").catch((e: NodeJS.ErrnoException) => {
+      throw e.code === "ENOENT" ? originalMissing(storageKey) : e;
+    });
+    return fh.createReadStream();
+  }
+
+  async withLocalFile<T>(storageKey: string, fn: (filePath: string) => Promise<T>): Promise<T> {
+    if ((await storedFileSize(storageKey, this.dataDir)) === null) throw originalMissing(storageKey);
+    return fn(storagePath(storageKey, this.dataDir));
+  }
+
+  delete(storageKey: string): Promise<void> {
+    return deleteStoredFile(storageKey, this.dataDir);
+  }
+
+  async deleteKnowledge(knowledgeId: string): Promise<void> {
+    storageKeyFor(knowledgeId, "x"); // validates the id: generated ids only, no path tricks
+    await rm(path.join(filesRoot(this.dataDir), knowledgeId), { recursive: true, force: true });
+  }
+
+  async *list(): AsyncIterable<StoredOriginal> {
+    const root = filesRoot(this.dataDir);
+    const kbs = await readdir(root).catch(() => [] as string[]);
+    for (const kb of kbs) {
+      if (!SAFE_ID.test(kb)) continue;
+      const names = await readdir(path.join(root, kb)).catch(() => [] as string[]);
+      for (const n of names) {
+        if (!SAFE_ID.test(n)) continue; // temp files (".tmp-…") are cleanupTempFiles' job
+        const st = await stat(path.join(root, kb, n)).catch(() => null);
+        if (st?.isFile()) yield { key: `${kb}/${n}`, modifiedAt: st.mtime };
+      }
+    }
+  }
+}
+
+// One S3 storage per process (its client keeps connections), on globalThis as Next bundles
+// this module more than once.
+const g = globalThis as unknown as { __kaS3Storage?: OriginalStorage };
+
+/**
+ * The storage of this process: STORAGE=s3 → the bucket (uploads still stage temp files under
+ * dataDir); otherwise local disk under dataDir (default DATA_DIR; tests pass their own).
+ */
+export async function getStorage(dataDir?: string): Promise<OriginalStorage> {
+  const env = getEnv();
+  if (env.STORAGE !== "s3") return new LocalStorage(dataDir);
+  if (!g.__kaS3Storage) {
+    const { S3Storage } = await import("./storage-s3");
+    g.__kaS3Storage = new S3Storage({
+      endpoint: env.S3_ENDPOINT,
+      region: env.S3_REGION,
+      bucket: env.S3_BUCKET!,
+      prefix: env.S3_PREFIX,
+      accessKeyId: env.S3_ACCESS_KEY_ID!,
+      secretAccessKey: env.S3_SECRET_ACCESS_KEY!,
+      forcePathStyle: env.S3_FORCE_PATH_STYLE,
+    });
+  }
+  return g.__kaS3Storage;
+}
+
+/** Tests change STORAGE/S3_* between files; this forgets the cached bucket client. */
+export function resetStorageForTests(): void {
+  g.__kaS3Storage = undefined;
 }

@@ -10,7 +10,7 @@ import { Prisma, type KnowledgeFile, type PrismaClient } from "@/lib/generated/p
 import { normalizeDisplayName } from "./file-name";
 import { kickRunner } from "./runner";
 import { SNIFF_HEAD_BYTES, TextValidator, sniffFileType, type FileType } from "./sniff";
-import { closeWriteStream, commitTempFile, createTempFile, deleteStoredFile, discardTempFile } from "./storage";
+import { closeWriteStream, createTempFile, discardTempFile, getStorage } from "./storage";
 
 // Multipart upload (SPEC §4 POST /v1/knowledges/{kb_id}/files, §12): busboy over the request
 // body stream; each file is streamed to a temp file while it is hashed (sha256), counted and
@@ -271,14 +271,16 @@ export async function receiveUpload(request: Request, opts: ReceiveUploadOptions
     results[t.index] = { ok: false, name: t.name, code: "FILE_DUPLICATE", message: `"${t.name}" has the same content as "${seenHashes.get(t.sha256)?.name}" in this upload; it was stored once.` };
   }
 
-  // Commit accepted files in request order: fsync + rename, then one transaction per file.
+  // Commit accepted files in request order: the original into storage (local: fsync + rename;
+  // S3: streamed into the bucket), then one transaction per file.
   staged.sort((a, b) => a.index - b.index);
+  const storage = await getStorage(opts.dataDir);
   let committed = 0;
   for (const s of staged) {
     const fileId = randomUUID();
     let storageKey: string | null = null;
     try {
-      storageKey = await commitTempFile(s.tempPath, knowledgeId, fileId, opts.dataDir);
+      storageKey = await storage.commit(s.tempPath, knowledgeId, fileId);
       temps.delete(s.tempPath);
       const row = await recordFile(db, {
         fileId,
@@ -295,7 +297,7 @@ export async function receiveUpload(request: Request, opts: ReceiveUploadOptions
       results[s.index] = { ok: true, file: row };
       committed++;
     } catch (e) {
-      if (storageKey) await deleteStoredFile(storageKey, opts.dataDir).catch(() => {});
+      if (storageKey) await storage.delete(storageKey).catch(() => {}); // else the orphan sweep removes it
       if (isAppError(e)) {
         results[s.index] = {
           ok: false,

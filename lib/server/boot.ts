@@ -1,15 +1,23 @@
 import "server-only";
 import { ensureLocalOwner } from "@/lib/auth/session";
+import { drainChatTurns } from "@/lib/assistant/turn-registry";
 import { closeDb, getDb } from "@/lib/db/client";
 import { assertSafeToServe, getEnv } from "@/lib/env";
+import { InstanceRelay, livenessName } from "@/lib/ingestion/instance-relay";
+import { sweepOrphanOriginals } from "@/lib/ingestion/orphan-sweep";
 import { seedSampleKnowledge } from "@/lib/ingestion/sample";
-import { startIngestionRunner, stopIngestionRunner } from "@/lib/ingestion/runner";
+import { kickRunner, startIngestionRunner, stopIngestionRunner } from "@/lib/ingestion/runner";
+import { getStorage } from "@/lib/ingestion/storage";
 import { closeRetrievalRuntime, getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import { loadTokenizer } from "@/lib/retrieval/text/tokenize";
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 
 // The composition root of the server process: configuration, database (migrations applied),
-// retrieval providers (validated at start, SPEC §8), the first-start sample KB and the
+// storage of the originals (checked, orphans swept), retrieval providers (validated at start,
+// SPEC §8), the first-start sample KB, the relay to other instances (PostgreSQL server) and the
 // in-process ingestion runner. A bad configuration stops the process with a clear message.
+// SIGTERM/SIGINT stop gracefully (see shutdown below).
 const g = globalThis as unknown as { __kaBooted?: Promise<void> };
 
 export function bootServer(): Promise<void> {
@@ -19,28 +27,55 @@ export function bootServer(): Promise<void> {
 
 async function boot(): Promise<void> {
   let env;
+  let relay: InstanceRelay | null = null;
   try {
     env = getEnv();
     assertSafeToServe(env);
+    const storage = await getStorage();
+    await storage.check();
     const db = await getDb();
     await getRetrievalRuntime();
     // The word dictionaries (~100–180 ms to build) are loaded before the first question needs them.
     loadTokenizer();
+    // On a PostgreSQL server other instances may run: their progress and queued jobs come over
+    // LISTEN/NOTIFY, and this worker's liveness is its relay connection.
+    const workerId = env.DATABASE_URL ? `live:${randomUUID().slice(0, 8)}:${process.pid}:${hostname()}` : undefined;
+    if (env.DATABASE_URL && workerId) {
+      relay = new InstanceRelay({ databaseUrl: env.DATABASE_URL, instanceId: workerId, onJobsQueued: () => kickRunner() });
+      await relay.start();
+    }
     if (env.AUTH_MODE === "local") {
       const owner = await ensureLocalOwner();
       if (env.SEED_SAMPLE) await seedSampleKnowledge(db, { ownerId: owner.id });
     }
-    await startIngestionRunner({ db });
+    await startIngestionRunner({ db, workerId, liveness: relay ? { name: livenessName } : undefined });
+    // In the background: listing a large bucket must not delay serving.
+    void sweepOrphanOriginals(db, storage, { olderThanMs: env.STORAGE_ORPHAN_GRACE_S * 1000 }).catch((e) =>
+      console.error(`[storage] orphan sweep failed: ${(e as Error).message}`),
+    );
   } catch (e) {
     console.error(`\n[knowledge-assistant] cannot start: ${(e as Error).message}\n`);
     process.exit(1);
   }
+  // Graceful stop (issue 24): stop taking jobs and release the claimed ones at once (requeued,
+  // announced, so another instance takes them), refuse new chat turns and let running ones
+  // finish within SHUTDOWN_GRACE_MS (then they end with SERVER_STOPPING, saved as aborted),
+  // then close. scripts/start.sh sets NEXT_MANUAL_SIG_HANDLE so Next's own handler does not
+  // exit the process first.
+  const graceMs = env.SHUTDOWN_GRACE_MS;
+  let stopping = false;
   const shutdown = async (signal: string) => {
-    console.log(`[knowledge-assistant] ${signal}: shutting down`);
+    if (stopping) return;
+    stopping = true;
+    console.log(`[knowledge-assistant] ${signal}: shutting down (chat streams get ${graceMs} ms)`);
     try {
-      await stopIngestionRunner();
+      const [, turns] = await Promise.all([stopIngestionRunner(0), drainChatTurns(graceMs)]);
+      if (turns.aborted) console.log(`[knowledge-assistant] ${turns.aborted} chat stream(s) cut at shutdown (saved as aborted)`);
+      await relay?.close();
       await closeRetrievalRuntime();
       await closeDb();
+    } catch (e) {
+      console.error(`[knowledge-assistant] error while shutting down: ${(e as Error).message}`);
     } finally {
       process.exit(0);
     }

@@ -2,8 +2,7 @@ import { Readable } from "node:stream";
 import { apiRoute } from "@/lib/api/route";
 import type { FileParams } from "@/lib/api/schemas";
 import { fileScope } from "@/lib/api/scope";
-import { requireFile } from "@/lib/db/files";
-import { openStoredReadStream } from "@/lib/ingestion/storage";
+import { openOriginal } from "@/lib/ingestion/original-download";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -12,8 +11,8 @@ export const dynamic = "force-dynamic";
 // attachment disposition, nosniff, and a CSP sandbox in case a browser renders it anyway.
 export const GET = apiRoute<FileParams>(async (request, ctx) => {
   const { db, kbId, fileId } = await fileScope(request, ctx.params, "read");
-  const file = await requireFile(db, kbId, fileId);
-  const stream = Readable.toWeb(openStoredReadStream(file.storageKey)) as ReadableStream<Uint8Array>;
+  const { file, stream: original } = await openOriginal(db, kbId, fileId);
+  const stream = Readable.toWeb(original) as ReadableStream<Uint8Array>;
   const ascii = file.name.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
   return new Response(stream, {
     headers: {
