@@ -107,8 +107,11 @@ export class S3Storage implements OriginalStorage {
     return new AppError("STORAGE_UNAVAILABLE");
   }
 
+  /** Like the local rename, the temp file is consumed: removed once the object is stored. */
   async commit(tempPath: string, knowledgeId: string, fileId: string): Promise<string> {
-    return this.upload(storageKeyFor(knowledgeId, fileId), () => createReadStream(tempPath));
+    const key = await this.upload(storageKeyFor(knowledgeId, fileId), () => createReadStream(tempPath));
+    await rm(tempPath, { force: true });
+    return key;
   }
 
   async put(knowledgeId: string, fileId: string, data: Uint8Array): Promise<string> {
@@ -171,6 +174,10 @@ export class S3Storage implements OriginalStorage {
     // One by one (a few at a time): DeleteObjects needs a Content-MD5 that not every
     // S3-compatible server checks the same way, and a KB holds at most a few thousand files.
     for (let i = 0; i < keys.length; i += 8) await Promise.all(keys.slice(i, i + 8).map((k) => this.delete(k)));
+  }
+
+  close(): void {
+    this.client.destroy();
   }
 
   list(): AsyncIterable<StoredOriginal> {

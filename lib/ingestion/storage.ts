@@ -28,7 +28,8 @@ export interface OriginalStorage {
   readonly kind: "local" | "s3";
   /** Start-up check: reachable, credentials accepted, writable. Throws a message for the operator. */
   check(): Promise<void>;
-  /** Makes a staged temp file (see createTempFile) the durable original of a file; returns its key. */
+  /** Makes a staged temp file (see createTempFile) the durable original of a file and consumes
+   *  the temp file; returns the key. On failure the temp file is the caller's to discard. */
   commit(tempPath: string, knowledgeId: string, fileId: string): Promise<string>;
   /** Stores a whole buffer durably (the sample seeder). */
   put(knowledgeId: string, fileId: string, data: Uint8Array): Promise<string>;
@@ -41,6 +42,8 @@ export interface OriginalStorage {
   deleteKnowledge(knowledgeId: string): Promise<void>;
   /** Every stored original (the orphan sweep). */
   list(): AsyncIterable<StoredOriginal>;
+  /** Releases connections. */
+  close?(): void;
 }
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -280,7 +283,10 @@ export async function getStorage(dataDir?: string): Promise<OriginalStorage> {
   return g.__kaS3Storage;
 }
 
-/** Tests change STORAGE/S3_* between files; this forgets the cached bucket client. */
-export function resetStorageForTests(): void {
+/** Closes the bucket client's connections (shutdown; tests that change STORAGE/S3_*). */
+export function closeStorage(): void {
+  g.__kaS3Storage?.close?.();
   g.__kaS3Storage = undefined;
 }
+
+export const resetStorageForTests = closeStorage;

@@ -7,7 +7,7 @@ import { InstanceRelay, livenessName } from "@/lib/ingestion/instance-relay";
 import { sweepOrphanOriginals } from "@/lib/ingestion/orphan-sweep";
 import { seedSampleKnowledge } from "@/lib/ingestion/sample";
 import { kickRunner, startIngestionRunner, stopIngestionRunner } from "@/lib/ingestion/runner";
-import { getStorage } from "@/lib/ingestion/storage";
+import { closeStorage, getStorage } from "@/lib/ingestion/storage";
 import { closeRetrievalRuntime, getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import { loadTokenizer } from "@/lib/retrieval/text/tokenize";
 import { randomUUID } from "node:crypto";
@@ -74,6 +74,7 @@ async function boot(): Promise<void> {
       await relay?.close();
       await closeRetrievalRuntime();
       await closeDb();
+      closeStorage();
     } catch (e) {
       console.error(`[knowledge-assistant] error while shutting down: ${(e as Error).message}`);
     } finally {
