@@ -31,6 +31,20 @@ export default defineConfig({
           globalSetup: ["e2e/support/temp-dir-setup.ts"],
         },
       },
+      {
+        // Several `next start` instances on one PostgreSQL server (TEST_DATABASE_URL) and an S3
+        // server: needs the production build; scripts/test-all.sh runs it after `next build`.
+        resolve: { alias },
+        test: {
+          name: "multi",
+          include: ["e2e/multi/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+          globalSetup: ["e2e/support/temp-dir-setup.ts"],
+        },
+      },
     ],
   },
 });

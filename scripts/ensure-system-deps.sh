@@ -6,18 +6,22 @@
 #
 # Idempotent and fast (file checks only) when everything is present; `apt-get update` runs only
 # when something has to be installed. Works as root without stdin (CI); as another user it uses
-# sudo when it has to install. Set KA_DEPS_CHECK_ONLY=1 to only report what is missing (exit 1).
+# sudo when it has to install. Set KA_DEPS_CHECK_ONLY=1 to only report what is missing and the
+# packages it would install (exit 1 when something is missing).
+# The paths it checks can be moved with PG_BIN, PG_LIB, PG_EXT, PG_CONFIG, CHROMIUM and CJK_FONT
+# (the test e2e/integration/foundation/ensure-system-deps.test.ts points them at fake trees).
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
 
 PG_MAJOR=15
-PG_BIN="/usr/lib/postgresql/${PG_MAJOR}/bin"
-PG_LIB="/usr/lib/postgresql/${PG_MAJOR}/lib"
-PG_EXT="/usr/share/postgresql/${PG_MAJOR}/extension"
-PG_CONFIG="${PG_BIN}/pg_config"
+PG_BIN="${PG_BIN:-/usr/lib/postgresql/${PG_MAJOR}/bin}"
+PG_LIB="${PG_LIB:-/usr/lib/postgresql/${PG_MAJOR}/lib}"
+PG_EXT="${PG_EXT:-/usr/share/postgresql/${PG_MAJOR}/extension}"
+PG_CONFIG="${PG_CONFIG:-${PG_BIN}/pg_config}"
 PGXS_MK="${PG_LIB}/pgxs/src/makefiles/pgxs.mk"
-CHROMIUM=/usr/bin/chromium
+CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
+CJK_FONT="${CJK_FONT:-/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc}"
 TRIXIE_SRC_LIST=/etc/apt/sources.list.d/ka-trixie-src.sources
 
 log() { printf '[ensure-system-deps] %s\n' "$*" >&2; }
@@ -25,7 +29,7 @@ die() { log "ERROR: $*"; exit 1; }
 
 have_chromium() { [[ -x "$CHROMIUM" ]]; }
 # A CJK font so Chinese renders in browser screenshots (the flow gallery) instead of boxes.
-have_cjk_font() { [[ -f /usr/share/fonts/truetype/wqy/wqy-zenhei.ttc ]]; }
+have_cjk_font() { [[ -f "$CJK_FONT" ]]; }
 have_postgres() { [[ -x "$PG_BIN/postgres" && -x "$PG_BIN/initdb" && -x "$PG_BIN/pg_ctl" && -x "$PG_BIN/psql" ]]; }
 have_pg_trgm() { [[ -f "$PG_EXT/pg_trgm.control" && -f "$PG_LIB/pg_trgm.so" ]]; }
 have_pgvector() { [[ -f "$PG_EXT/vector.control" && -f "$PG_LIB/vector.so" ]]; }
@@ -56,8 +60,24 @@ if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0
 fi
 
+# The Debian packages that provide what is missing (pgvector: its build dependencies; the
+# source package comes from trixie).
+plan_packages() {
+  pkgs=()
+  have_chromium || pkgs+=(chromium fonts-liberation)
+  have_cjk_font || pkgs+=(fonts-wqy-zenhei)
+  if ! have_postgres || ! have_pg_trgm; then
+    pkgs+=("postgresql-${PG_MAJOR}" "postgresql-client-${PG_MAJOR}")
+  fi
+  if ! have_pgvector && ! have_pgvector_build_deps; then
+    pkgs+=("postgresql-server-dev-${PG_MAJOR}" make gcc libc6-dev dpkg-dev)
+  fi
+}
+
 log "missing: ${missing[*]}"
 if [[ "${KA_DEPS_CHECK_ONLY:-}" == 1 ]]; then
+  plan_packages
+  log "would install: ${pkgs[*]:-nothing}$(have_pgvector || echo ', then build pgvector')"
   exit 1
 fi
 
@@ -87,9 +107,7 @@ trap cleanup EXIT
 APT_OPTS=(-y -q -o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
 apt_get() { "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" "$@" </dev/null; }
 
-pkgs=()
-have_chromium || pkgs+=(chromium fonts-liberation)
-have_cjk_font || pkgs+=(fonts-wqy-zenhei)
+plan_packages
 if ! have_postgres || ! have_pg_trgm; then
   # No default "main" cluster (and so no server on port 5432): tests make their own clusters.
   if [[ ! -d /etc/postgresql/${PG_MAJOR}/main ]]; then
@@ -97,12 +115,10 @@ if ! have_postgres || ! have_pg_trgm; then
     echo 'create_main_cluster = false' |
       "${SUDO[@]}" tee /etc/postgresql-common/createcluster.d/ka-no-main-cluster.conf >/dev/null
   fi
-  pkgs+=("postgresql-${PG_MAJOR}" "postgresql-client-${PG_MAJOR}")
 fi
 need_pgvector=0
 if ! have_pgvector; then
   need_pgvector=1
-  have_pgvector_build_deps || pkgs+=("postgresql-server-dev-${PG_MAJOR}" make gcc libc6-dev dpkg-dev)
   # pgvector is not in bookworm: take the source package from trixie (deb-src only, no binaries).
   cat <<'EOF' | "${SUDO[@]}" tee "$TRIXIE_SRC_LIST" >/dev/null
 # Added by scripts/ensure-system-deps.sh to fetch the pgvector source package (deb-src only).

@@ -6,7 +6,9 @@
 #   4. unit tests (vitest project "unit")
 #   5. integration tests on embedded PGlite (vitest project "integration")
 #   6. integration tests again on a throwaway PostgreSQL 15 server (TEST_DATABASE_URL)
-#   7. production build + end-to-end tests (Playwright; playwright.config.ts starts the server)
+#   7. production build; then, on the same PostgreSQL server, the multi-instance test (vitest
+#      project "multi": two `next start` instances, an S3 server on loopback) — needs the build
+#   8. end-to-end tests (Playwright; playwright.config.ts starts the server)
 # Fails fast: the first failing step ends the run. Whatever happens, the PostgreSQL cluster and
 # any process this script started are stopped on exit, then a summary is printed whose last line
 # is "N passed, N failed, N skipped" (test counts; a failed step that is not a test counts as one
@@ -204,14 +206,28 @@ else
   run "Integration tests on PostgreSQL 15 (vitest)" vitest "$REPORT_DIR/integration-pg.json" \
     env TEST_DATABASE_URL="$TEST_DATABASE_URL" npx --no -- vitest run --project integration \
     --reporter=default --reporter=json --outputFile.json="$REPORT_DIR/integration-pg.json"
-  run "Stop PostgreSQL 15 cluster" step - bash scripts/pg-cluster.sh stop
-  PG_STARTED=0
 fi
 
 if [[ "${SKIP_E2E:-}" == 1 ]]; then
   skipped_step "Build + end-to-end tests (Playwright)" "SKIP_E2E=1"
 else
   run "Production build (next build)" step - npm run build
+fi
+
+# Several instances need both the build and the PostgreSQL server (still running from step 6).
+if [[ "${SKIP_PG:-}" == 1 || "${SKIP_E2E:-}" == 1 ]]; then
+  skipped_step "Two instances on PostgreSQL + S3 (vitest multi)" "SKIP_PG=1 or SKIP_E2E=1"
+else
+  run "Two instances on PostgreSQL + S3 (vitest multi)" vitest "$REPORT_DIR/multi.json" \
+    env TEST_DATABASE_URL="$TEST_DATABASE_URL" npx --no -- vitest run --project multi \
+    --reporter=default --reporter=json --outputFile.json="$REPORT_DIR/multi.json"
+fi
+if [[ $PG_STARTED -eq 1 ]]; then
+  run "Stop PostgreSQL 15 cluster" step - bash scripts/pg-cluster.sh stop
+  PG_STARTED=0
+fi
+
+if [[ "${SKIP_E2E:-}" != 1 ]]; then
   run "End-to-end tests (playwright)" playwright "$REPORT_DIR/e2e.json" \
     env PLAYWRIGHT_JSON_OUTPUT_NAME="$REPORT_DIR/e2e.json" npx --no -- playwright test --reporter=list,json
 fi

@@ -17,7 +17,7 @@ export type Endpoint = "chat" | "embeddings" | "rerank";
 
 /** What the next request to `endpoint` (default "chat") does. */
 export type Scenario = { endpoint?: Endpoint } & (
-  | { kind: "ok" } // the default behaviour
+  | { kind: "ok"; delayMs?: number } // the default behaviour (embeddings: answered after delayMs)
   | { kind: "stream"; tokens: string[]; tokenMs?: number; finishReason?: string }
   | { kind: "fail"; status: number; body?: unknown }
   | { kind: "json"; body: unknown } // 200 with this exact body (shape tests)
@@ -237,6 +237,8 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
         return cut();
       }
       if (scenario.kind === "malformed") return sendJson(res, 200, '{"data": [oops');
+      // A slow provider: keeps a job in its embedding stage for a while (multi-instance test).
+      if (scenario.kind === "ok" && scenario.delayMs) await sleep(scenario.delayMs);
       const inputs: string[] = Array.isArray(body?.input) ? body.input : [String(body?.input ?? "")];
       const d = Number(body?.dimensions) || dims;
       const tokens = inputs.reduce((n, s) => n + Math.ceil(s.length / 4), 0);
