@@ -26,8 +26,10 @@ export function trackTurn(turnId: string, run: (shutdown: AbortSignal) => Promis
   reg.active.set(turnId, { controller, done });
 }
 
+/** By code, not instanceof: the boot module that aborts and the route that checks are bundled
+ *  apart by Next, each with its own copy of the AppError class. */
 export function isShutdownAbort(signal: AbortSignal): boolean {
-  return signal.aborted && signal.reason instanceof AppError && signal.reason.code === "SERVER_STOPPING";
+  return signal.aborted && (signal.reason as { code?: unknown } | undefined)?.code === "SERVER_STOPPING";
 }
 
 export function activeTurnCount(): number {
