@@ -123,9 +123,9 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | null | f
 }
 
 function bigText(tag: string): string {
-  // ~150 passages of ~650 characters: 15 embedding calls, 3 progress steps of 50.
+  // ~300 passages of ~650 characters: 30 embedding calls of 150 ms, 6 progress steps of 50.
   const paras: string[] = [];
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < 1200; i++) {
     paras.push(`${tag} 第${i}段：多实例部署中，任务由任意实例认领，进度通过数据库通知传给其他实例。Paragraph ${i} of ${tag} covers unit ${i}.`);
   }
   return paras.join("\n\n");
@@ -230,10 +230,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two instances on one PostgreSQL
     const res = await cb.request("GET", `/v1/knowledges/${kb}/files/${firstFile}/parse-job/events`);
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const sse = readSse(res);
-    // A is still embedding (slow model); B relays its steps: "Embedding 50/150" → "100/150" …
-    // With the relay connected B polls snapshots only every 15 s, so these come from NOTIFY.
-    const embedding = () => sse.events.filter((e) => e.event === "progress" && e.data.stage === "embedding");
-    await until("two live embedding steps of A on B", () => new Set(embedding().map((e) => e.data.message)).size >= 2, 15_000);
+    // A is still embedding (slow model); B relays every step: "Embedding 50/N", "100/N", "150/N".
+    // A snapshot poller (every 2 s without the relay, 15 s with it) would skip steps that are
+    // ~0.75 s apart; B sees each of them as A reports it, through NOTIFY.
+    const steps = () => new Set(sse.events.filter((e) => e.event === "progress" && e.data.stage === "embedding").map((e) => String(e.data.message)));
+    await until("A's embedding steps 50, 100 and 150 on B", () => ["50", "100", "150"].every((n) => [...steps()].some((m) => m.startsWith(`Embedding ${n}/`))), 30_000);
     expect((await jobOf(firstFile))!.locked_by).toContain(`:${a.child.pid}:`);
 
     a.child.kill("SIGKILL");
