@@ -35,10 +35,17 @@ export async function ensureLocalOwner() {
   const db = await getDb();
   let owner = localOwners.get(db);
   if (!owner) {
-    owner = db.user.upsert({
-      where: { id: LOCAL_OWNER_ID },
-      update: {},
-      create: { id: LOCAL_OWNER_ID, email: "owner@localhost", name: "Local owner" },
+    const upsert = () =>
+      db.user.upsert({
+        where: { id: LOCAL_OWNER_ID },
+        update: {},
+        create: { id: LOCAL_OWNER_ID, email: "owner@localhost", name: "Local owner" },
+      });
+    // Prisma's upsert is a read then an insert: two instances starting together on one
+    // PostgreSQL server can both insert; the loser reads the winner's row on its second try.
+    owner = upsert().catch((e: unknown) => {
+      if ((e as { code?: string })?.code === "P2002") return upsert();
+      throw e;
     });
     owner.catch(() => localOwners.delete(db));
     localOwners.set(db, owner);
