@@ -15,6 +15,7 @@ ALTER TABLE "knowledge_files"
   ADD COLUMN "graph_status" TEXT NOT NULL DEFAULT 'pending',
   ADD COLUMN "graph_error_code" TEXT,
   ADD COLUMN "graph_error_message" TEXT,
+  ADD COLUMN "graph_percent" INTEGER NOT NULL DEFAULT 0,
   ADD COLUMN "graph_tokens" INTEGER NOT NULL DEFAULT 0,
   ADD COLUMN "graph_sentence_count" INTEGER NOT NULL DEFAULT 0,
   ADD COLUMN "graph_updated_at" TIMESTAMPTZ(3);
