@@ -53,13 +53,24 @@ export interface ModelChunkResult {
   relations: { source: string; target: string; relation: string; description: string }[];
 }
 
+/** A candidate (weak) name becomes an entity once the file names it this often. */
+export const MIN_CANDIDATE_OCCURRENCES = 2;
+
 class EntityAcc {
   readonly names = new Map<string, number>();
   readonly types = new Map<EntityType, number>();
   description = "";
-  add(name: string, type: EntityType) {
+  strong = 0;
+  weak = 0;
+  add(name: string, type: EntityType, weak = false) {
     this.names.set(name, (this.names.get(name) ?? 0) + 1);
-    this.types.set(type, (this.types.get(type) ?? 0) + 1);
+    // A rule's or the model's type outranks a candidate's guess.
+    this.types.set(type, (this.types.get(type) ?? 0) + (weak ? 0.5 : 1));
+    if (weak) this.weak++;
+    else this.strong++;
+  }
+  get admitted(): boolean {
+    return this.strong > 0 || this.weak >= MIN_CANDIDATE_OCCURRENCES;
   }
   finish(norm: string): BuiltEntity {
     const byCount = [...this.names.entries()].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || (a[0] < b[0] ? -1 : 1));
@@ -79,12 +90,12 @@ export class GraphBuilder {
 
   constructor(private readonly rules: ExtractRules = DEFAULT_RULES) {}
 
-  private noteEntity(name: string, type: EntityType): string {
+  private noteEntity(name: string, type: EntityType, weak = false): string {
     const norm = normalizeName(name);
     if (!norm) return norm;
     let acc = this.entities.get(norm);
     if (!acc) this.entities.set(norm, (acc = new EntityAcc()));
-    acc.add(displayName(name), type);
+    acc.add(displayName(name), type, weak);
     return norm;
   }
 
@@ -104,7 +115,7 @@ export class GraphBuilder {
       this.sentenceCount++;
       const norms: string[] = [];
       for (const e of found) {
-        const norm = this.noteEntity(e.text, e.type);
+        const norm = this.noteEntity(e.text, e.type, e.weak);
         if (!norm) continue;
         const key = `${norm}\u0000${chunk.id}`;
         const m = this.mentions.get(key);
@@ -161,10 +172,11 @@ export class GraphBuilder {
   }
 
   finish(): BuiltGraph {
+    const kept = (norm: string) => this.entities.get(norm)?.admitted === true;
     return {
-      entities: [...this.entities.entries()].map(([norm, acc]) => acc.finish(norm)),
-      mentions: [...this.mentions.values()],
-      relations: [...this.relations.values()],
+      entities: [...this.entities.entries()].filter(([norm]) => kept(norm)).map(([norm, acc]) => acc.finish(norm)),
+      mentions: [...this.mentions.values()].filter((m) => kept(m.norm)),
+      relations: [...this.relations.values()].filter((r) => kept(r.source) && kept(r.target)),
       sentenceCount: this.sentenceCount,
     };
   }

@@ -12,6 +12,12 @@ export interface EntitySpan {
   end: number;
   type: EntityType;
   text: string;
+  /**
+   * A candidate, not yet an entity: a word jieba does not know and no rule types, a lone
+   * capitalized English word, a quoted phrase. The graph builder keeps it only when its name
+   * occurs at least twice in the file (a product's name does; a stray word seldom does).
+   */
+  weak?: boolean;
 }
 
 export interface SentenceSpan {
@@ -103,6 +109,11 @@ const POSITIONS = new Set([
 // jieba tags that end a noun run (verbs, particles, punctuation…); a run of these never joins an entity.
 const RUN_TAGS = new Set(["n", "nr", "nrt", "nrfg", "ns", "nt", "nz", "x", "j", "eng", "vn", "an", "m", "l", "nl", "ng"]);
 
+/** A token that may be part of a longer name: a noun-like tag and letters or digits (jieba tags punctuation `x` too). */
+function isRunWord(t: TaggedWord): boolean {
+  return RUN_TAGS.has(t.tag) && /^[\p{L}\p{N}]/u.test(t.word);
+}
+
 function isSurnameStart(w: string): boolean {
   return SURNAMES.has(w[0]!) || COMPOUND_SURNAMES.some((s) => w.startsWith(s));
 }
@@ -180,6 +191,8 @@ function baselineType(tag: string): EntityType | null {
 }
 
 const ENGLISH_FUNCTION = new Set(["The", "A", "An", "This", "That", "These", "Those", "It", "Its", "In", "On", "At", "For", "To", "Of", "And", "Or", "If", "When", "Then", "You", "Your", "We", "Our", "They", "Their", "He", "She", "His", "Her", "I", "My", "By", "With", "From", "As", "Is", "Are", "Be", "Do", "Does", "Use", "Open", "Click", "Select", "Choose", "Each", "Every", "All", "Some", "Any", "No", "Not", "After", "Before", "Once", "While", "Note", "Tip", "See", "Step", "Also", "Only", "Most", "More", "How", "What", "Why", "Where", "Who", "Which", "There", "Here", "Yes"]);
+// Units, formats and protocol names: capitalized everywhere, never what a document is about.
+const COMMON_ACRONYMS = new Set(["GB", "MB", "KB", "TB", "PB", "GHZ", "MHZ", "CPU", "GPU", "RAM", "SSD", "URL", "URI", "IP", "ID", "IDS", "API", "APIS", "HTTP", "HTTPS", "PDF", "CSV", "JSON", "XML", "HTML", "SQL", "OK", "FAQ", "UI", "UX", "PS", "AM", "PM", "TCP", "UDP", "DNS", "USB", "OS", "PC", "NO", "VS", "ETC", "EG", "IE", "RMB", "USD", "CNY", "EUR", "Q1", "Q2", "Q3", "Q4"]);
 const ENGLISH_JOINERS = new Set(["of", "and", "for", "de", "van", "von", "&"]);
 const ORG_WORDS = /\b(?:Inc|Ltd|LLC|Corp|Corporation|Company|Co|Group|University|Institute|Foundation|Association|Bank|Agency|Ministry|Department|Committee|Council|Team|Lab|Labs)\.?$/;
 const LOC_WORDS = /\b(?:City|Province|County|Street|Road|Avenue|Island|River|Lake|Mountain|Park|Airport|Station)$/;
@@ -217,10 +230,11 @@ export function extractEnglish(text: string, base = 0): EntitySpan[] {
       const single = first === last;
       const sentenceStart = /(^|[.!?:]\s+|\n\s*)$/.test(text.slice(Math.max(0, start - 3), start)) || start === 0;
       // A lone capitalized word at a sentence start is usually an ordinary word ("Upload", "Files").
-      const keep = !single || isAcronymOrCamel(phrase) || !sentenceStart;
+      const keep = (!single || isAcronymOrCamel(phrase) || !sentenceStart) && !COMMON_ACRONYMS.has(phrase.toUpperCase());
       if (keep && isUsefulName(phrase)) {
         const type: EntityType = ORG_WORDS.test(phrase) ? "organization" : LOC_WORDS.test(phrase) ? "location" : "other";
-        out.push({ start: base + start, end: base + end, type, text: phrase });
+        // A lone capitalized word (a heading's "Billing", a product's "Yunjian") is a candidate.
+        out.push({ start: base + start, end: base + end, type, text: phrase, ...(single && !isAcronymOrCamel(phrase) ? { weak: true } : {}) });
       }
     }
     i = Math.max(last, i) + 1;
@@ -237,7 +251,10 @@ function isAcronymOrCamel(w: string): boolean {
 }
 
 /** Entities in one text (a chunk), with offsets into it. Overlapping spans: the longer wins. */
-export function extractEntities(text: string, rules: ExtractRules = DEFAULT_RULES): EntitySpan[] {
+export function extractEntities(input: string, rules: ExtractRules = DEFAULT_RULES): EntitySpan[] {
+  // Code (fenced blocks, `inline`) names commands and keys, not entities; blanked with spaces so
+  // offsets stay those of the input.
+  const text = input.replace(/```[\s\S]*?(?:```|$)|`[^`\n]*`/g, (m) => " ".repeat(m.length));
   const found: EntitySpan[] = [];
   for (const s of splitSentences(text)) {
     const sentence = text.slice(s.start, s.end);
@@ -261,7 +278,7 @@ function extractChineseSentence(sentence: string, base: number, rules: ExtractRu
     // 「云笺」 “云笺” quoted short names, and a name followed by a version: 云笺 3.2 / Yunjian v2.
     for (const m of sentence.matchAll(/[「“"]([\u4e00-\u9fffA-Za-z0-9][\u4e00-\u9fffA-Za-z0-9 ·-]{0,14})[」”"]/g)) {
       const inner = m[1]!;
-      if (isUsefulName(inner) && !/[，。]/.test(inner)) out.push({ start: base + m.index! + 1, end: base + m.index! + 1 + inner.length, type: "product", text: inner });
+      if (isUsefulName(inner) && !/[，。]/.test(inner)) out.push({ start: base + m.index! + 1, end: base + m.index! + 1 + inner.length, type: "product", text: inner, weak: true });
     }
   }
   const toks = tagWithOffsets(sentence, base);
@@ -271,7 +288,7 @@ function extractChineseSentence(sentence: string, base: number, rules: ExtractRu
     // Organization: a run of nouns/places ending in an organization suffix.
     if (rules.orgSuffix && (ORG_SUFFIX_WORDS.has(w) || (CJK_ONLY_RE.test(w) && endsWithAny(w, ORG_SUFFIXES) && (t.tag === "nt" || t.tag === "x" || t.tag === "n" || t.tag === "nz")))) {
       let k = i;
-      while (k - 1 >= 0 && i - (k - 1) <= 4 && RUN_TAGS.has(toks[k - 1]!.tag) && toks[k - 1]!.end === toks[k]!.start && !POSITIONS.has(toks[k - 1]!.word) && toks[k - 1]!.tag !== "m") k--;
+      while (k - 1 >= 0 && i - (k - 1) <= 4 && isRunWord(toks[k - 1]!) && toks[k - 1]!.end === toks[k]!.start && !POSITIONS.has(toks[k - 1]!.word) && toks[k - 1]!.tag !== "m") k--;
       if (k < i || w.length >= 3) {
         const start = toks[k]!.start;
         const text = sentence.slice(start - base, t.end - base);
@@ -306,16 +323,15 @@ function extractChineseSentence(sentence: string, base: number, rules: ExtractRu
     }
     if (rules.unknownWords && t.tag === "x" && CJK_ONLY_RE.test(w) && w.length >= 2 && w.length <= 8) {
       const type = classifyUnknown(w);
-      if (type) {
-        out.push({ start: t.start, end: t.end, type, text: w });
-        continue;
-      }
+      out.push(type ? { start: t.start, end: t.end, type, text: w } : { start: t.start, end: t.end, type: "product", text: w, weak: true });
+      continue;
     }
     if (rules.positions && POSITIONS.has(w)) {
       out.push({ start: t.start, end: t.end, type: "position", text: w });
       continue;
     }
-    if (rules.latinNames && t.tag === "eng" && /[A-Za-z]/.test(w) && w.length >= 2) {
+    // Lower-case Latin words (config, yaml) are commands and keys far more often than names.
+    if (rules.latinNames && t.tag === "eng" && /[A-Z]/.test(w) && w.length >= 2 && !COMMON_ACRONYMS.has(w.toUpperCase())) {
       const type: EntityType = /^[A-Z][a-z]+$/.test(w) ? "person" : "other";
       out.push({ start: t.start, end: t.end, type, text: w });
     }
@@ -323,8 +339,9 @@ function extractChineseSentence(sentence: string, base: number, rules: ExtractRu
   return out;
 }
 
-// An unknown word that is neither a name, an organization nor a place is left out: most are
-// ordinary words jieba's dictionary lacks (measured: keeping them as "other" cost 0.05 micro F1).
+// An unknown word that is neither a name, an organization nor a place is only a candidate (weak):
+// most are ordinary words jieba's dictionary lacks (measured: keeping every one as an entity
+// cost 0.05 micro F1), but a repeated one is usually the document's own product or project name.
 function classifyUnknown(w: string): EntityType | null {
   if (endsWithAny(w, ORG_SUFFIXES)) return "organization";
   if (endsWithAny(w, LOC_SUFFIXES)) return "location";

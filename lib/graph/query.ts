@@ -3,13 +3,14 @@ import "server-only";
 // weight, an entity's mentions and a relation's supporting passages (file, page, quote). The
 // HTTP routes and the query_knowledge_graph tool are thin over these; callers pass only KB ids
 // the caller may read.
+import type { RawDb } from "@/lib/db/client";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { AppError } from "@/lib/errors";
 import { getModelConfig } from "@/lib/models/config";
 import { splitSentences } from "./extract-offline";
 import { normalizeName } from "./normalize";
 
-type Db = Pick<PrismaClient, "$queryRawUnsafe">;
+type Db = Pick<RawDb, "$queryRawUnsafe">;
 
 export interface EntityView {
   id: string;
