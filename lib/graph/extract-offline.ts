@@ -190,7 +190,7 @@ function baselineType(tag: string): EntityType | null {
   return null;
 }
 
-const ENGLISH_FUNCTION = new Set(["The", "A", "An", "This", "That", "These", "Those", "It", "Its", "In", "On", "At", "For", "To", "Of", "And", "Or", "If", "When", "Then", "You", "Your", "We", "Our", "They", "Their", "He", "She", "His", "Her", "I", "My", "By", "With", "From", "As", "Is", "Are", "Be", "Do", "Does", "Use", "Open", "Click", "Select", "Choose", "Each", "Every", "All", "Some", "Any", "No", "Not", "After", "Before", "Once", "While", "Note", "Tip", "See", "Step", "Also", "Only", "Most", "More", "How", "What", "Why", "Where", "Who", "Which", "There", "Here", "Yes"]);
+const ENGLISH_FUNCTION = new Set(["The", "A", "An", "This", "That", "These", "Those", "It", "Its", "In", "On", "At", "For", "To", "Of", "And", "Or", "If", "When", "Then", "You", "Your", "We", "Our", "They", "Their", "He", "She", "His", "Her", "I", "My", "By", "With", "From", "As", "Is", "Are", "Be", "Do", "Does", "Use", "Open", "Click", "Select", "Choose", "Each", "Every", "All", "Some", "Any", "No", "Not", "After", "Before", "Once", "While", "Note", "Tip", "See", "Step", "Also", "Only", "Most", "More", "Up", "Single", "Every", "How", "What", "Why", "Where", "Who", "Which", "There", "Here", "Yes"]);
 // Units, formats and protocol names: capitalized everywhere, never what a document is about.
 const COMMON_ACRONYMS = new Set(["GB", "MB", "KB", "TB", "PB", "GHZ", "MHZ", "CPU", "GPU", "RAM", "SSD", "URL", "URI", "IP", "ID", "IDS", "API", "APIS", "HTTP", "HTTPS", "PDF", "CSV", "JSON", "XML", "HTML", "SQL", "OK", "FAQ", "UI", "UX", "PS", "AM", "PM", "TCP", "UDP", "DNS", "USB", "OS", "PC", "NO", "VS", "ETC", "EG", "IE", "RMB", "USD", "CNY", "EUR", "Q1", "Q2", "Q3", "Q4"]);
 const ENGLISH_JOINERS = new Set(["of", "and", "for", "de", "van", "von", "&"]);
@@ -220,17 +220,24 @@ export function extractEnglish(text: string, base = 0): EntitySpan[] {
       } else if (ENGLISH_JOINERS.has(next[0]) && j + 2 < words.length && isCapitalized(words[j + 2]![0])) j++;
       else break;
     }
-    // A sentence's first word that is an ordinary word (The, Open…) is not part of the name.
+    // A sentence's first word that is an ordinary word (The, Open…) is not part of the name, and
+    // a capitalized first word before a name ("Register Yunjian") is usually a verb: it becomes a
+    // candidate of its own.
     let first = i;
     while (first <= last && ENGLISH_FUNCTION.has(words[first]![0])) first++;
+    if (first < last && atSentenceStart(text, words[first]!.index!) && !isAcronymOrCamel(words[first]![0])) {
+      const w0 = words[first]!;
+      out.push({ start: base + w0.index!, end: base + w0.index! + w0[0].length, type: "other", text: w0[0], weak: true });
+      first++;
+      while (first <= last && ENGLISH_JOINERS.has(words[first]![0])) first++;
+    }
     if (first <= last) {
       const start = words[first]!.index!;
       const end = words[last]!.index! + words[last]![0].length;
       const phrase = text.slice(start, end);
       const single = first === last;
-      const sentenceStart = /(^|[.!?:]\s+|\n\s*)$/.test(text.slice(Math.max(0, start - 3), start)) || start === 0;
-      // A lone capitalized word at a sentence start is usually an ordinary word ("Upload", "Files").
-      const keep = (!single || isAcronymOrCamel(phrase) || !sentenceStart) && !COMMON_ACRONYMS.has(phrase.toUpperCase());
+      // A lone capitalized word (at a sentence start usually an ordinary word: "Upload") is only a candidate.
+      const keep = !COMMON_ACRONYMS.has(phrase.toUpperCase());
       if (keep && isUsefulName(phrase)) {
         const type: EntityType = ORG_WORDS.test(phrase) ? "organization" : LOC_WORDS.test(phrase) ? "location" : "other";
         // A lone capitalized word (a heading's "Billing", a product's "Yunjian") is a candidate.
@@ -240,6 +247,10 @@ export function extractEnglish(text: string, base = 0): EntitySpan[] {
     i = Math.max(last, i) + 1;
   }
   return out;
+}
+
+function atSentenceStart(text: string, at: number): boolean {
+  return at === 0 || /(^|[.!?:;]\s+|\n[\s#>*\-\d.|]*|\*\*|\|\s*)$/.test(text.slice(Math.max(0, at - 6), at));
 }
 
 function isCapitalized(w: string): boolean {
