@@ -292,6 +292,10 @@ function extractChineseSentence(sentence: string, base: number, rules: ExtractRu
       if (isUsefulName(inner) && !/[，。]/.test(inner)) out.push({ start: base + m.index! + 1, end: base + m.index! + 1 + inner.length, type: "product", text: inner, weak: true });
     }
   }
+  if (rules.latinNames) {
+    // Latin phrases of several words inside Chinese text ("Yunjian Cloud 支持…"): jieba tags each word apart.
+    for (const e of extractEnglish(sentence, base)) if (/\s/.test(e.text)) out.push(e);
+  }
   const toks = tagWithOffsets(sentence, base);
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
@@ -312,7 +316,7 @@ function extractChineseSentence(sentence: string, base: number, rules: ExtractRu
       let k = i;
       while (k + 1 < toks.length && toks[k + 1]!.start === toks[k]!.end) {
         const n = toks[k + 1]!;
-        if (n.tag === "ns" || LOC_SUFFIX_WORDS.has(n.word) || (CJK_ONLY_RE.test(n.word) && endsWithAny(n.word, LOC_SUFFIXES) && (n.tag === "n" || n.tag === "x" || n.tag === "nz"))) k++;
+        if (n.tag === "ns" || LOC_SUFFIX_WORDS.has(n.word) || (CJK_ONLY_RE.test(n.word) && endsWithAny(n.word, LOC_SUFFIXES))) k++;
         else if (n.tag === "m" && k + 2 < toks.length && LOC_SUFFIX_WORDS.has(toks[k + 2]!.word)) k += 2;
         else break;
       }
