@@ -190,7 +190,9 @@ function baselineType(tag: string): EntityType | null {
   return null;
 }
 
-const ENGLISH_FUNCTION = new Set(["The", "A", "An", "This", "That", "These", "Those", "It", "Its", "In", "On", "At", "For", "To", "Of", "And", "Or", "If", "When", "Then", "You", "Your", "We", "Our", "They", "Their", "He", "She", "His", "Her", "I", "My", "By", "With", "From", "As", "Is", "Are", "Be", "Do", "Does", "Use", "Open", "Click", "Select", "Choose", "Each", "Every", "All", "Some", "Any", "No", "Not", "After", "Before", "Once", "While", "Note", "Tip", "See", "Step", "Also", "Only", "Most", "More", "Up", "Single", "Every", "How", "What", "Why", "Where", "Who", "Which", "There", "Here", "Yes"]);
+const ENGLISH_FUNCTION = new Set(["The", "A", "An", "This", "That", "These", "Those", "It", "Its", "In", "On", "At", "For", "To", "Of", "And", "Or", "If", "When", "Then", "You", "Your", "We", "Our", "They", "Their", "He", "She", "His", "Her", "I", "My", "By", "With", "From", "As", "Is", "Are", "Be", "Do", "Does", "Use", "Open", "Click", "Select", "Choose", "Each", "Every", "All", "Some", "Any", "No", "Not", "After", "Before", "Once", "While", "Note", "Tip", "See", "Step", "Also", "Only", "Most", "More", "Up", "Single", "Every",
+  // Imperatives that start the steps of a guide ("Register Yunjian as…", "Enforce SSO").
+  "Register", "Enforce", "Enable", "Disable", "Paste", "Copy", "Test", "Set", "Add", "Remove", "Delete", "Create", "Install", "Configure", "Run", "Start", "Go", "Type", "Upload", "Download", "Drag", "Sign", "Log", "Invite", "Manage", "Read", "Write", "Change", "Changing", "Setting", "Without", "With", "Shortening", "Getting", "Keep", "Make", "Check", "Find", "Ask", "How", "What", "Why", "Where", "Who", "Which", "There", "Here", "Yes"]);
 // Units, formats and protocol names: capitalized everywhere, never what a document is about.
 const COMMON_ACRONYMS = new Set(["GB", "MB", "KB", "TB", "PB", "GHZ", "MHZ", "CPU", "GPU", "RAM", "SSD", "URL", "URI", "IP", "ID", "IDS", "API", "APIS", "HTTP", "HTTPS", "PDF", "CSV", "JSON", "XML", "HTML", "SQL", "OK", "FAQ", "UI", "UX", "PS", "AM", "PM", "TCP", "UDP", "DNS", "USB", "OS", "PC", "NO", "VS", "ETC", "EG", "IE", "RMB", "USD", "CNY", "EUR", "Q1", "Q2", "Q3", "Q4"]);
 const ENGLISH_JOINERS = new Set(["of", "and", "for", "de", "van", "von", "&"]);
@@ -220,17 +222,10 @@ export function extractEnglish(text: string, base = 0): EntitySpan[] {
       } else if (ENGLISH_JOINERS.has(next[0]) && j + 2 < words.length && isCapitalized(words[j + 2]![0])) j++;
       else break;
     }
-    // A sentence's first word that is an ordinary word (The, Open…) is not part of the name, and
-    // a capitalized first word before a name ("Register Yunjian") is usually a verb: it becomes a
-    // candidate of its own.
+    // A first word that is an ordinary word (The, Register…) is not part of the name.
     let first = i;
     while (first <= last && ENGLISH_FUNCTION.has(words[first]![0])) first++;
-    if (first < last && atSentenceStart(text, words[first]!.index!) && !isAcronymOrCamel(words[first]![0])) {
-      const w0 = words[first]!;
-      out.push({ start: base + w0.index!, end: base + w0.index! + w0[0].length, type: "other", text: w0[0], weak: true });
-      first++;
-      while (first <= last && ENGLISH_JOINERS.has(words[first]![0])) first++;
-    }
+    while (first <= last && ENGLISH_JOINERS.has(words[first]![0])) first++;
     if (first <= last) {
       const start = words[first]!.index!;
       const end = words[last]!.index! + words[last]![0].length;
@@ -249,10 +244,6 @@ export function extractEnglish(text: string, base = 0): EntitySpan[] {
   return out;
 }
 
-function atSentenceStart(text: string, at: number): boolean {
-  return at === 0 || /(^|[.!?:;]\s+|\n[\s#>*\-\d.|]*|\*\*|\|\s*)$/.test(text.slice(Math.max(0, at - 6), at));
-}
-
 function isCapitalized(w: string): boolean {
   return /^[A-Z]/.test(w) && w !== "I";
 }
@@ -261,11 +252,16 @@ function isAcronymOrCamel(w: string): boolean {
   return /^[A-Z0-9]{2,}$/.test(w) || /^[A-Z][a-z]+[A-Z]/.test(w) || /[a-z][A-Z]/.test(w) || /\d/.test(w);
 }
 
+/** Full-width ASCII (ＡＢＣ１２３) and the ideographic space as ASCII, one character for one, so offsets hold. */
+function foldWidth(s: string): string {
+  return s.replace(/[\uff01-\uff5e\u3000]/g, (c) => (c === "\u3000" ? " " : String.fromCharCode(c.charCodeAt(0) - 0xfee0)));
+}
+
 /** Entities in one text (a chunk), with offsets into it. Overlapping spans: the longer wins. */
 export function extractEntities(input: string, rules: ExtractRules = DEFAULT_RULES): EntitySpan[] {
   // Code (fenced blocks, `inline`) names commands and keys, not entities; blanked with spaces so
   // offsets stay those of the input.
-  const text = input.replace(/```[\s\S]*?(?:```|$)|`[^`\n]*`/g, (m) => " ".repeat(m.length));
+  const text = foldWidth(input).replace(/```[\s\S]*?(?:```|$)|`[^`\n]*`/g, (m) => " ".repeat(m.length));
   const found: EntitySpan[] = [];
   for (const s of splitSentences(text)) {
     const sentence = text.slice(s.start, s.end);
