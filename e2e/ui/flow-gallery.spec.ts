@@ -27,6 +27,11 @@ const STATES = [
   "files-all-states",
   "files-empty",
   "files-viewer-role",
+  "graph-ready",
+  "graph-empty",
+  "graph-building",
+  "graph-failed",
+  "graph-disabled",
 ];
 
 test.describe("flow gallery", () => {
