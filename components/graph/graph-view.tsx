@@ -22,7 +22,7 @@ const GraphCanvas = dynamic(() => import("./graph-canvas").then((m) => m.GraphCa
 function CanvasLoading() {
   const t = useT();
   return (
-    <div className="flex h-full min-h-[280px] items-center justify-center text-slate-500">
+    <div className="flex h-full items-center justify-center text-slate-500">
       <Spinner label={t("graph.loadingCanvas")} />
     </div>
   );
@@ -189,120 +189,124 @@ function ReadyBody(p: GraphViewProps & { searchId: string }) {
   const names = new Map((hood?.entities ?? []).map((e) => [e.id, e.name]));
   const sortedRelations = [...(hood?.relations ?? [])].sort((a, b) => b.weight - a.weight);
   return (
-    <div className="grid min-h-0 flex-1 grid-cols-1 gap-4 p-4 sm:p-6 lg:grid-cols-[15rem_minmax(0,1fr)_20rem]">
-      <section aria-labelledby={`${p.searchId}-results`} className="flex min-w-0 flex-col gap-2">
-        <label htmlFor={p.searchId} className="text-xs font-medium text-slate-700">
-          {t("graph.searchLabel")}
-        </label>
-        <input
-          id={p.searchId}
-          type="search"
-          data-testid="graph-search"
-          value={p.query}
-          maxLength={100}
-          placeholder={t("graph.searchPlaceholder")}
-          onChange={(e) => p.onQueryChange(e.target.value)}
-          className={cx("rounded-lg border border-slate-300 px-3 py-1.5 text-sm", focusRing)}
-        />
-        <label className="flex items-center gap-2 text-xs text-slate-600">
-          {t("graph.depth")}
-          <select data-testid="graph-depth" value={p.depth} onChange={(e) => p.onDepthChange(e.target.value === "2" ? 2 : 1)} className={cx("rounded border border-slate-300 px-1 py-0.5", focusRing)}>
-            <option value={1}>{t("graph.depth1")}</option>
-            <option value={2}>{t("graph.depth2")}</option>
-          </select>
-        </label>
-        <h3 id={`${p.searchId}-results`} className="mt-2 text-xs font-semibold uppercase tracking-wide text-slate-500">
-          {t("graph.results")}
-        </h3>
-        {!p.query.trim() ? (
-          <p className="text-xs text-slate-500">{t("graph.searchHint")}</p>
-        ) : p.searching && !p.results ? (
-          <Spinner label={t("common.loading")} />
-        ) : p.results && p.results.length === 0 ? (
-          <p className="text-xs text-slate-500">{t("graph.noResults", { q: p.query.trim() })}</p>
-        ) : (
-          <ul data-testid="graph-results" className="space-y-1">
-            {(p.results ?? []).map((e) => (
-              <li key={e.id}>
-                <button
-                  type="button"
-                  data-testid="graph-result"
-                  aria-pressed={p.centerId === e.id}
-                  onClick={() => p.onCenter(e.id)}
-                  className={cx("flex w-full items-center justify-between gap-2 rounded-lg px-2 py-1.5 text-left text-sm hover:bg-slate-100", focusRing, p.centerId === e.id && "bg-indigo-50 text-indigo-800")}
-                >
-                  <span className="truncate">{e.name}</span>
-                  <span className="shrink-0 text-xs text-slate-500">{t("graph.mentions", { count: e.mention_count })}</span>
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
-
-      <section className="flex min-w-0 flex-col gap-3">
-        {hood ? (
-          <>
-            <div className="h-[320px] rounded-xl border border-slate-200 bg-white">
-              <GraphCanvas
-                centerId={hood.center.id}
-                entities={hood.entities}
-                relations={hood.relations}
-                selectedEntityId={p.selection?.kind === "entity" ? p.selection.id : null}
-                selectedRelationId={p.selection?.kind === "relation" ? p.selection.id : null}
-                label={t("graph.canvasLabel", { name: hood.center.name, nodes: hood.entities.length, edges: hood.relations.length })}
-                onSelectEntity={(id) => p.onSelect({ kind: "entity", id })}
-                onSelectRelation={(id) => p.onSelect({ kind: "relation", id })}
-              />
-            </div>
-            <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500">{t("graph.relations")}</h3>
-            {sortedRelations.length === 0 ? (
-              <p className="text-sm text-slate-500">{t("graph.noRelations")}</p>
-            ) : (
-              <ul data-testid="graph-relations" className="space-y-1">
-                {sortedRelations.map((r) => (
-                  <li key={r.id}>
-                    <button
-                      type="button"
-                      data-testid="graph-relation"
-                      aria-pressed={p.selection?.kind === "relation" && p.selection.id === r.id}
-                      onClick={() => p.onSelect({ kind: "relation", id: r.id })}
-                      className={cx("flex w-full flex-wrap items-center justify-between gap-x-3 rounded-lg px-2 py-1.5 text-left text-sm hover:bg-slate-100", focusRing, p.selection?.kind === "relation" && p.selection.id === r.id && "bg-indigo-50")}
-                    >
-                      <span>
-                        {t("graph.relationItem", { source: names.get(r.source_id) ?? "?", target: names.get(r.target_id) ?? "?" })}
-                        {r.relation !== "co_occurs" ? <span className="ml-1 text-xs text-slate-500">({r.relation})</span> : null}
-                      </span>
-                      <span className="text-xs text-slate-500">{t("graph.weight", { weight: r.weight.toFixed(2), count: r.support_count })}</span>
-                    </button>
-                  </li>
-                ))}
-              </ul>
-            )}
-            <div className="flex flex-wrap gap-1">
-              {hood.entities
-                .filter((e) => e.id !== hood.center.id)
-                .map((e) => (
+    // Sized by its own width (a container query): the workspace's middle column is narrow beside
+    // the KB list and the assistant, the flow gallery's card wide.
+    <div className="@container min-h-0 flex-1">
+      <div className="grid grid-cols-1 gap-4 p-4 sm:p-6 @3xl:grid-cols-[14rem_minmax(0,1fr)] @6xl:grid-cols-[14rem_minmax(0,1fr)_20rem]">
+        <section aria-labelledby={`${p.searchId}-results`} className="flex min-w-0 flex-col gap-2">
+          <label htmlFor={p.searchId} className="text-xs font-medium text-slate-700">
+            {t("graph.searchLabel")}
+          </label>
+          <input
+            id={p.searchId}
+            type="search"
+            data-testid="graph-search"
+            value={p.query}
+            maxLength={100}
+            placeholder={t("graph.searchPlaceholder")}
+            onChange={(e) => p.onQueryChange(e.target.value)}
+            className={cx("rounded-lg border border-slate-300 px-3 py-1.5 text-sm", focusRing)}
+          />
+          <label className="flex items-center gap-2 text-xs text-slate-600">
+            {t("graph.depth")}
+            <select data-testid="graph-depth" value={p.depth} onChange={(e) => p.onDepthChange(e.target.value === "2" ? 2 : 1)} className={cx("rounded border border-slate-300 px-1 py-0.5", focusRing)}>
+              <option value={1}>{t("graph.depth1")}</option>
+              <option value={2}>{t("graph.depth2")}</option>
+            </select>
+          </label>
+          <h3 id={`${p.searchId}-results`} className="mt-2 text-xs font-semibold uppercase tracking-wide text-slate-500">
+            {t("graph.results")}
+          </h3>
+          {!p.query.trim() ? (
+            <p className="text-xs text-slate-500">{t("graph.searchHint")}</p>
+          ) : p.searching && !p.results ? (
+            <Spinner label={t("common.loading")} />
+          ) : p.results && p.results.length === 0 ? (
+            <p className="text-xs text-slate-500">{t("graph.noResults", { q: p.query.trim() })}</p>
+          ) : (
+            <ul data-testid="graph-results" className="space-y-1">
+              {(p.results ?? []).map((e) => (
+                <li key={e.id}>
                   <button
-                    key={e.id}
                     type="button"
-                    data-testid="graph-node"
-                    onClick={() => p.onSelect({ kind: "entity", id: e.id })}
-                    className={cx("rounded-full border border-slate-200 px-2 py-0.5 text-xs hover:bg-slate-100", focusRing)}
+                    data-testid="graph-result"
+                    aria-pressed={p.centerId === e.id}
+                    onClick={() => p.onCenter(e.id)}
+                    className={cx("flex w-full items-center justify-between gap-2 rounded-lg px-2 py-1.5 text-left text-sm hover:bg-slate-100", focusRing, p.centerId === e.id && "bg-indigo-50 text-indigo-800")}
                   >
-                    {e.name}
+                    <span className="truncate">{e.name}</span>
+                    <span className="shrink-0 text-xs text-slate-500">{t("graph.mentions", { count: e.mention_count })}</span>
                   </button>
-                ))}
-            </div>
-          </>
-        ) : (
-          <EmptyState icon={<SparkIcon width={20} height={20} />} title={t("graph.searchHint")} />
-        )}
-      </section>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
 
-      <aside aria-live="polite" data-testid="graph-detail" className="flex min-w-0 flex-col gap-2">
-        <Detail {...p} />
-      </aside>
+        <section className="flex min-w-0 flex-col gap-3">
+          {hood ? (
+            <>
+              <div className="h-[320px] min-w-0 rounded-xl border border-slate-200 bg-white">
+                <GraphCanvas
+                  centerId={hood.center.id}
+                  entities={hood.entities}
+                  relations={hood.relations}
+                  selectedEntityId={p.selection?.kind === "entity" ? p.selection.id : null}
+                  selectedRelationId={p.selection?.kind === "relation" ? p.selection.id : null}
+                  label={t("graph.canvasLabel", { name: hood.center.name, nodes: hood.entities.length, edges: hood.relations.length })}
+                  onSelectEntity={(id) => p.onSelect({ kind: "entity", id })}
+                  onSelectRelation={(id) => p.onSelect({ kind: "relation", id })}
+                />
+              </div>
+              <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500">{t("graph.relations")}</h3>
+              {sortedRelations.length === 0 ? (
+                <p className="text-sm text-slate-500">{t("graph.noRelations")}</p>
+              ) : (
+                <ul data-testid="graph-relations" className="space-y-1">
+                  {sortedRelations.map((r) => (
+                    <li key={r.id}>
+                      <button
+                        type="button"
+                        data-testid="graph-relation"
+                        aria-pressed={p.selection?.kind === "relation" && p.selection.id === r.id}
+                        onClick={() => p.onSelect({ kind: "relation", id: r.id })}
+                        className={cx("flex w-full flex-wrap items-center justify-between gap-x-3 rounded-lg px-2 py-1.5 text-left text-sm hover:bg-slate-100", focusRing, p.selection?.kind === "relation" && p.selection.id === r.id && "bg-indigo-50")}
+                      >
+                        <span>
+                          {t("graph.relationItem", { source: names.get(r.source_id) ?? "?", target: names.get(r.target_id) ?? "?" })}
+                          {r.relation !== "co_occurs" ? <span className="ml-1 text-xs text-slate-500">({r.relation})</span> : null}
+                        </span>
+                        <span className="text-xs text-slate-500">{t("graph.weight", { weight: r.weight.toFixed(2), count: r.support_count })}</span>
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              )}
+              <div className="flex flex-wrap gap-1">
+                {hood.entities
+                  .filter((e) => e.id !== hood.center.id)
+                  .map((e) => (
+                    <button
+                      key={e.id}
+                      type="button"
+                      data-testid="graph-node"
+                      onClick={() => p.onSelect({ kind: "entity", id: e.id })}
+                      className={cx("rounded-full border border-slate-200 px-2 py-0.5 text-xs hover:bg-slate-100", focusRing)}
+                    >
+                      {e.name}
+                    </button>
+                  ))}
+              </div>
+            </>
+          ) : (
+            <EmptyState icon={<SparkIcon width={20} height={20} />} title={t("graph.searchHint")} />
+          )}
+        </section>
+
+        <aside aria-live="polite" data-testid="graph-detail" className="flex min-w-0 flex-col gap-2 @3xl:col-span-2 @6xl:col-span-1">
+          <Detail {...p} />
+        </aside>
+      </div>
     </div>
   );
 }
