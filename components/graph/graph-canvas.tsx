@@ -76,11 +76,7 @@ export function GraphCanvas(props: GraphCanvasProps) {
     if (selectedRelationId) c.getElementById(`e:${selectedRelationId}`).select();
   }, [selectedEntityId, selectedRelationId, entities, relations]);
 
-  // Absolutely placed in a box of fixed height: cytoscape sizes its canvases from the container,
-  // and a container sized by its content would grow with them.
-  return (
-    <div className="relative h-full w-full overflow-hidden">
-      <div ref={box} role="img" aria-label={props.label} data-testid="graph-canvas" className="absolute inset-0" />
-    </div>
-  );
+  // Full size of a box of fixed height: cytoscape sizes its canvases from the container (and its
+  // own stylesheet makes the container position: relative, so it cannot be placed absolutely).
+  return <div ref={box} role="img" aria-label={props.label} data-testid="graph-canvas" className="h-full w-full overflow-hidden" />;
 }
