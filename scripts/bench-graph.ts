@@ -1,6 +1,6 @@
 // Knowledge-graph benchmark (issue 19); figures and reasoning in docs/bench-graph.md.
 //
-//   node --conditions=react-server --import tsx scripts/bench-graph.ts [--ner-only] [--files 24]
+//   node --conditions=react-server --import tsx scripts/bench-graph.ts [--ner-only] [--files 12] [--contexts 400]
 //
 // 1. Entity extraction on the labelled CLUENER2020 dev sentences (shared/bench/NER-README.md):
 //    the plain jieba part-of-speech baseline and the offline extractor in the same run, exact and
@@ -95,7 +95,7 @@ function cmrcFiles(count: number): { name: string; text: string }[] {
     e.parts.push(r.text);
     byCtx.set(key, e);
   }
-  const contexts = [...byCtx.values()];
+  const contexts = [...byCtx.values()].slice(0, opt("--contexts", 400));
   const per = Math.ceil(contexts.length / count);
   return Array.from({ length: count }, (_, i) => ({
     name: `cmrc-${String(i).padStart(2, "0")}.txt`,
@@ -147,7 +147,9 @@ async function cost(fileCount: number): Promise<string> {
   };
 
   const off = await ingest(false);
+  console.error(`[bench] graph off: ${Math.round(off.ms)} ms`);
   const on = await ingest(true);
+  console.error(`[bench] graph on: ${Math.round(on.ms)} ms`);
   // The graph stage alone, over the KB ingested without it.
   const t = performance.now();
   await updateGraphSettings(db, off.kb, { enabled: true });
@@ -223,7 +225,7 @@ async function main() {
   console.log(ner());
   if (args.includes("--ner-only")) return;
   console.log("## Cost, storage and query latency (cmrc2018 KB)\n");
-  console.log(await cost(opt("--files", 24)));
+  console.log(await cost(opt("--files", 12)));
 }
 
 await main();
