@@ -32,6 +32,8 @@ const envSchema = z.object({
   INGEST_CONCURRENCY: intIn(1, 16, 2),
   CHUNK_TARGET_CHARS: intIn(100, 8000, 650),
   CHUNK_OVERLAP_CHARS: intIn(0, 2000, 100),
+  // Knowledge graph: model extractor requests in flight per file (issue 19).
+  GRAPH_MODEL_CONCURRENCY: intIn(1, 16, 2),
 
   EMBEDDING_MODEL: z.string().optional(),
   EMBEDDING_BASE_URL: z.string().url().optional(),

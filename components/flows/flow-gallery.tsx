@@ -2,16 +2,48 @@
 // Flow gallery (issue 7): every assistant state side by side, rendered by the same components
 // the workspace uses, fed with fixtures. Interactions stay local: asking appends a canned
 // answer, nothing touches the network or the database.
-import { useReducer, type ReactNode } from "react";
+import { useReducer, useState, type ReactNode } from "react";
 import type { AssistantBootstrap, KnowledgeSummary } from "@/components/api/types";
 import { AssistantView, type AssistantViewProps, type LoadState } from "@/components/assistant/assistant-view";
 import { chatReducer, type ChatSession } from "@/components/assistant/chat-reducer";
 import { useT } from "@/components/i18n/locale-store";
 import { DocumentBody } from "@/components/viewer/document-viewer";
 import { TextPdfPage } from "@/components/viewer/pdf-page-seam";
+import { graphOverview, GRAPH_ENTITIES, GRAPH_HOOD, GRAPH_RELATION } from "@/components/graph/graph-fixtures";
+import { GraphView, type GraphSelection } from "@/components/graph/graph-view";
 import { FileListView } from "@/components/workspace/file-list-view";
 import { LanguageSwitch } from "@/components/workspace/language-switch";
 import { CONVERSATIONS, DOCX_REF, FIXTURE_KB_ID, KNOWLEDGES, PDF_DOCUMENT, PDF_REF, SESSIONS, bootstrap, fileStates } from "./fixtures";
+
+/** The Graph tab in one state; in "ready" a search, the product's neighbourhood and a selected relation. */
+function GraphFixture({ status }: { status: "ready" | "empty" | "building" | "failed" | "disabled" }) {
+  const [selection, setSelection] = useState<GraphSelection>({ kind: "relation", id: GRAPH_RELATION.relation.id });
+  const ready = status === "ready";
+  return (
+    <GraphView
+      overview={graphOverview(status)}
+      overviewError={null}
+      canWrite
+      query={ready ? "云笺" : ""}
+      onQueryChange={() => undefined}
+      results={ready ? GRAPH_ENTITIES.slice(0, 2) : undefined}
+      searching={false}
+      centerId={ready ? GRAPH_HOOD.center.id : null}
+      onCenter={() => undefined}
+      depth={1}
+      onDepthChange={() => undefined}
+      hood={ready ? GRAPH_HOOD : undefined}
+      selection={selection}
+      onSelect={setSelection}
+      entityDetail={selection?.kind === "entity" ? { entity: GRAPH_ENTITIES.find((e) => e.id === selection.id) ?? GRAPH_ENTITIES[0]!, mentions: GRAPH_RELATION.passages } : undefined}
+      relationDetail={selection?.kind === "relation" ? GRAPH_RELATION : undefined}
+      detailLoading={false}
+      onOpenPassage={() => undefined}
+      onSettings={() => undefined}
+      settingsBusy={false}
+    />
+  );
+}
 
 function FlowCard({ id, title, note, children, wide }: { id: string; title: string; note?: string; children: ReactNode; wide?: boolean }) {
   return (
@@ -202,6 +234,21 @@ export function FlowGallery() {
         </FlowCard>
         <FlowCard id="files-viewer-role" title="Files: viewer role (no upload or delete)">
           <FilesFixture canWrite={false} />
+        </FlowCard>
+        <FlowCard id="graph-ready" title="Graph: a product's neighbourhood, a relation's passages" wide>
+          <GraphFixture status="ready" />
+        </FlowCard>
+        <FlowCard id="graph-empty" title="Graph: no files yet">
+          <GraphFixture status="empty" />
+        </FlowCard>
+        <FlowCard id="graph-building" title="Graph: being built">
+          <GraphFixture status="building" />
+        </FlowCard>
+        <FlowCard id="graph-failed" title="Graph: building failed (files still searchable)">
+          <GraphFixture status="failed" />
+        </FlowCard>
+        <FlowCard id="graph-disabled" title="Graph: turned off for this knowledge base">
+          <GraphFixture status="disabled" />
         </FlowCard>
       </main>
     </div>

@@ -8,6 +8,7 @@ import { isApiError, isUnauthenticated } from "@/components/api/http-client";
 import { AssistantSidebar } from "@/components/assistant/assistant-sidebar";
 import { resolveSelectedKb } from "@/components/assistant/assistant-status";
 import { useT } from "@/components/i18n/locale-store";
+import { GraphPanel } from "@/components/graph/graph-panel";
 import { DocumentViewer } from "@/components/viewer/document-viewer";
 import { useViewerTarget } from "@/components/viewer/viewer-store";
 import { Button, focusRing } from "@/components/ui/button";
@@ -106,7 +107,7 @@ export function Workspace() {
             <>
               <KbHeader kb={kb} />
               <div role="tablist" aria-label={kb.name} className="flex gap-1 border-b border-slate-200 bg-white px-4 sm:px-6">
-                {(["files", "viewer"] as const).map((tab) => (
+                {(["files", "viewer", "graph"] as const).map((tab) => (
                   <button
                     key={tab}
                     type="button"
@@ -118,13 +119,13 @@ export function Workspace() {
                     onClick={() => setMainTab(tab)}
                     className={cx("-mb-px border-b-2 px-3 py-2.5 text-sm font-medium", focusRing, mainTab === tab ? "border-indigo-600 text-indigo-700" : "border-transparent text-slate-500 hover:text-slate-800")}
                   >
-                    {tab === "files" ? t("tabs.files") : t("tabs.viewer")}
+                    {tab === "files" ? t("tabs.files") : tab === "graph" ? t("tabs.graph") : t("tabs.viewer")}
                     {tab === "viewer" && viewerTarget?.fileName ? <span className="ml-1 hidden max-w-[12rem] truncate align-bottom text-slate-500 sm:inline-block">· {viewerTarget.fileName}</span> : null}
                   </button>
                 ))}
               </div>
               <div role="tabpanel" id={`panel-${mainTab}`} aria-labelledby={`tab-${mainTab}`} className="flex min-h-0 flex-1 flex-col">
-                {mainTab === "files" ? <FilePanel kbId={kb.id} canWrite={canWrite(kb.role)} /> : <DocumentViewer />}
+                {mainTab === "files" ? <FilePanel kbId={kb.id} canWrite={canWrite(kb.role)} /> : mainTab === "graph" ? <GraphPanel key={kb.id} kbId={kb.id} canWrite={canWrite(kb.role)} /> : <DocumentViewer />}
               </div>
             </>
           ) : kbs.isPending ? (

@@ -27,10 +27,17 @@ const STATES = [
   "files-all-states",
   "files-empty",
   "files-viewer-role",
+  "graph-ready",
+  "graph-empty",
+  "graph-building",
+  "graph-failed",
+  "graph-disabled",
 ];
 
 test.describe("flow gallery", () => {
   test("renders every state without console errors and screenshots each", async ({ gallery, consoleErrors, page }, testInfo) => {
+    // Five graph states joined the list; a screenshot each takes a few seconds on a loaded machine.
+    test.setTimeout(120_000);
     await page.setViewportSize({ width: 1440, height: 900 });
     await gallery.goto();
     await expect(gallery.states).toHaveCount(STATES.length);

@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { getEnv } from "@/lib/env";
 import { AppError, isAppError } from "@/lib/errors";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { recoverInterruptedGraphs, runGraphStage } from "@/lib/graph/stage";
 import { embedTexts } from "@/lib/models/embeddings";
 import { getModelConfig } from "@/lib/models/config";
 import { replaceFileChunks } from "@/lib/retrieval/index-writer";
@@ -59,6 +60,8 @@ export interface RunnerOptions {
   liveness?: { name: (workerId: string) => string };
   /** Test hook: called at each stage; may throw or hang to simulate crashes. */
   onStage?: (stage: JobStage, fileId: string) => void | Promise<void>;
+  /** Test hook: called before the graph stage writes; may throw to fail that stage alone. */
+  onGraphStage?: (fileId: string) => void | Promise<void>;
 }
 
 interface ClaimedJob {
@@ -269,6 +272,8 @@ export class IngestionRunner {
       },
       select: { id: true, fileId: true, attempts: true, lockedBy: true },
     });
+    // Graphs whose building stopped with the process that ran it (lib/graph/stage.ts).
+    await recoverInterruptedGraphs(this.db, { all: startup && this.opts.exclusive, staleBefore: cutoff });
     for (const j of orphaned) {
       const giveUp = j.attempts >= MAX_ATTEMPTS;
       const message = giveUp
@@ -393,6 +398,10 @@ export class IngestionRunner {
       });
       if (!finished) throw new Cancelled("lost-lock");
       emitJobEvent(fileId, { type: "done", status: "success", chunk_count: written, page_count: doc.pageCount, embedding_status: emb.status, message });
+
+      // ---- knowledge graph (lib/graph): after the file is searchable, with its own status and
+      // failure reason on the file; it never fails the file.
+      await runGraphStage(db, { knowledgeId: file.knowledgeId, fileId, signal, beforeWrite: this.opts.onGraphStage && (() => this.opts.onGraphStage!(fileId)) });
     } catch (e) {
       if (e instanceof Cancelled || (signal.aborted && signal.reason instanceof Cancelled)) {
         const reason = e instanceof Cancelled ? e.reason : (signal.reason as Cancelled).reason;

@@ -1,0 +1,137 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryKnowledgeGraph, searchEntities } from "@/lib/graph/query";
+import { updateGraphSettings, waitForRebuild } from "@/lib/graph/settings";
+import { deleteKnowledgeFile, reparseKnowledgeFile } from "@/lib/ingestion/runner";
+import { sampleDir } from "@/lib/ingestion/sample";
+import { openTestEnv, type TestEnv } from "../ingestion/helpers";
+
+// The graph stage in the real job runner on a real database (PGlite, or TEST_DATABASE_URL):
+// the sample KB's graph, a graph failure isolated to its stage, and exactness of reparse,
+// delete and the KB setting (compared with a KB built from the remaining files only).
+
+const sample = (name: string) => ({ name, data: readFileSync(path.join(sampleDir(), name)) });
+const PDF = "云笺产品手册.pdf";
+const MD = "admin-guide.md";
+const DOCX = "2025Q2运营报告.docx";
+
+/** Everything the graph holds for a KB, by name (ids differ between KBs). */
+async function snapshot(t: TestEnv, kbId: string) {
+  const entities = await t.db.$queryRawUnsafe<{ k: string }[]>(
+    `SELECT norm_name || '|' || type || '|' || mention_count AS k FROM graph_entities WHERE knowledge_id = $1 ORDER BY 1`,
+    kbId,
+  );
+  const relations = await t.db.$queryRawUnsafe<{ k: string }[]>(
+    `SELECT s.norm_name || '|' || t.norm_name || '|' || r.relation || '|' || r.support_count AS k
+       FROM graph_relations r JOIN graph_entities s ON s.id = r.source_id JOIN graph_entities t ON t.id = r.target_id
+      WHERE r.knowledge_id = $1 ORDER BY 1`,
+    kbId,
+  );
+  return { entities: entities.map((r) => r.k), relations: relations.map((r) => r.k) };
+}
+
+/** No entity without a mention, no relation without a support, counts equal to their rows. */
+async function expectConsistent(t: TestEnv) {
+  const bad = await t.db.$queryRawUnsafe<{ n: number }[]>(`
+    SELECT (SELECT count(*) FROM graph_entities e WHERE e.mention_count <> (SELECT coalesce(sum(count), 0) FROM graph_mentions m WHERE m.entity_id = e.id))
+         + (SELECT count(*) FROM graph_entities e WHERE NOT EXISTS (SELECT 1 FROM graph_mentions m WHERE m.entity_id = e.id))
+         + (SELECT count(*) FROM graph_relations r WHERE r.support_count <> (SELECT coalesce(sum(count), 0) FROM graph_relation_supports s WHERE s.relation_id = r.id))
+         + (SELECT count(*) FROM graph_relations r WHERE NOT EXISTS (SELECT 1 FROM graph_relation_supports s WHERE s.relation_id = r.id))
+         + (SELECT count(*) FROM graph_mentions m JOIN chunks c ON c.id = m.chunk_id WHERE c.file_id <> m.file_id) AS n`);
+  expect(Number(bad[0]!.n)).toBe(0);
+}
+
+describe("knowledge graph stage", () => {
+  let t: TestEnv;
+  let kb: string;
+  beforeAll(async () => {
+    t = await openTestEnv();
+    kb = await t.newKb("sample");
+    await t.upload(kb, [sample(PDF), sample(MD), sample(DOCX)]);
+    await t.runJobs();
+  });
+  afterAll(async () => t?.close());
+
+  it("builds every indexed file's graph; the product's strongest neighbours are what the handbook says about it", async () => {
+    const files = await t.db.knowledgeFile.findMany({ where: { knowledgeId: kb } });
+    expect(files.map((f) => [f.status, f.graphStatus, f.graphPercent])).toEqual(files.map(() => ["success", "success", 100]));
+    await expectConsistent(t);
+
+    const found = await searchEntities(t.db, { knowledgeIds: [kb], query: "云笺", limit: 5 });
+    expect(found[0]).toMatchObject({ name: "云笺", type: "product" });
+    const res = await queryKnowledgeGraph(t.db, { knowledgeIds: [kb], query: "云笺", depth: 1, maxEntities: 1, maxRelations: 10, passagesPerRelation: 1 });
+    const yunjian = res.entities[0]!;
+    const neighbours = yunjian.relations.map((r) => (r.source_id === yunjian.id ? r.target_name : r.source_name));
+    // The handbook: private deployment for large organizations, and the South-East Asian markets.
+    expect(neighbours[0]).toBe("私有化部署");
+    expect(neighbours).toEqual(expect.arrayContaining(["东南亚", "新加坡", "马来西亚", "越南"]));
+    const weights = yunjian.relations.map((r) => r.weight);
+    expect(weights).toEqual([...weights].sort((a, b) => b - a));
+    // Each relation cites its sentence: file, page, quote naming both ends.
+    const deploy = yunjian.relations[0]!;
+    expect(deploy.passages[0]).toMatchObject({ file_name: PDF, page_start: expect.any(Number) });
+    expect(deploy.passages[0]!.quote).toContain("私有化部署");
+    expect(deploy.passages[0]!.quote).toContain("云笺");
+    // Fuzzy: the English name and a phrase find entities too.
+    expect((await searchEntities(t.db, { knowledgeIds: [kb], query: "yunjian", limit: 3 }))[0]?.name).toBe("Yunjian");
+    expect((await searchEntities(t.db, { knowledgeIds: [kb], query: "云笺在东南亚", limit: 5 })).map((e) => e.name)).toEqual(expect.arrayContaining(["云笺", "东南亚"]));
+  });
+
+  it("reparse leaves exactly the same graph", async () => {
+    const before = await snapshot(t, kb);
+    const pdf = await t.db.knowledgeFile.findFirstOrThrow({ where: { knowledgeId: kb, name: PDF } });
+    await reparseKnowledgeFile(t.db, { knowledgeId: kb, fileId: pdf.id });
+    await t.runJobs();
+    expect(await snapshot(t, kb)).toEqual(before);
+    await expectConsistent(t);
+  });
+
+  it("turning the graph off removes it; on again rebuilds the same graph", async () => {
+    const before = await snapshot(t, kb);
+    await updateGraphSettings(t.db, kb, { enabled: false });
+    expect(await t.db.graphEntity.count({ where: { knowledgeId: kb } })).toBe(0);
+    expect(await t.db.graphRelationSupport.count({ where: { chunk: { knowledgeId: kb } } })).toBe(0);
+    expect((await t.db.knowledgeFile.findMany({ where: { knowledgeId: kb } })).map((f) => f.graphStatus)).toEqual(["skipped", "skipped", "skipped"]);
+    // An upload while it is off is indexed without a graph.
+    await t.upload(kb, [{ name: "notes.txt", data: "云笺的管理员在新加坡。" }]);
+    await t.runJobs();
+    expect(await t.db.knowledgeFile.findFirstOrThrow({ where: { knowledgeId: kb, name: "notes.txt" } })).toMatchObject({ status: "success", graphStatus: "skipped" });
+    expect(await t.db.graphEntity.count({ where: { knowledgeId: kb } })).toBe(0);
+    await t.db.knowledgeFile.deleteMany({ where: { knowledgeId: kb, name: "notes.txt" } });
+
+    await updateGraphSettings(t.db, kb, { enabled: true });
+    await waitForRebuild(kb);
+    expect(await snapshot(t, kb)).toEqual(before);
+  });
+
+  it("deleting a file leaves exactly the graph of the remaining files", async () => {
+    const docx = await t.db.knowledgeFile.findFirstOrThrow({ where: { knowledgeId: kb, name: DOCX } });
+    await deleteKnowledgeFile(t.db, { knowledgeId: kb, fileId: docx.id, dataDir: t.dataDir });
+    await expectConsistent(t);
+    const reference = await t.newKb("without the report");
+    await t.upload(reference, [sample(PDF), sample(MD)]);
+    await t.runJobs();
+    const left = await snapshot(t, kb);
+    expect(left.entities.length).toBeGreaterThan(10);
+    expect(left).toEqual(await snapshot(t, reference));
+  });
+
+  it("a failure of the graph stage fails the graph only: the file stays searchable, with the reason", async () => {
+    const other = await t.newKb("failing graph");
+    await t.upload(other, [sample(MD)]);
+    await t.runJobs({
+      onGraphStage: () => {
+        throw new Error("simulated graph storage outage");
+      },
+    });
+    const f = await t.db.knowledgeFile.findFirstOrThrow({ where: { knowledgeId: other } });
+    expect(f).toMatchObject({ status: "success", graphStatus: "failed", graphErrorCode: "INTERNAL_ERROR" });
+    expect(f.chunkCount).toBeGreaterThan(0);
+    expect(f.graphErrorMessage).toContain("simulated graph storage outage");
+    expect(f.graphErrorMessage).toContain("still searchable");
+    const job = await t.db.ingestionJob.findFirstOrThrow({ where: { fileId: f.id } });
+    expect(job.status).toBe("success");
+    expect(await t.db.graphEntity.count({ where: { knowledgeId: other } })).toBe(0);
+  });
+});

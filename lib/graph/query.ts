@@ -1,0 +1,342 @@
+import "server-only";
+// Reading the graph: fuzzy entity search (pg_trgm), an entity's neighbourhood to depth 1–2 by
+// weight, an entity's mentions and a relation's supporting passages (file, page, quote). The
+// HTTP routes and the query_knowledge_graph tool are thin over these; callers pass only KB ids
+// the caller may read.
+import type { RawDb } from "@/lib/db/client";
+import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { AppError } from "@/lib/errors";
+import { getModelConfig } from "@/lib/models/config";
+import { splitSentences } from "./extract-offline";
+import { normalizeName } from "./normalize";
+
+type Db = Pick<RawDb, "$queryRawUnsafe">;
+
+export interface EntityView {
+  id: string;
+  knowledge_id: string;
+  name: string;
+  type: string;
+  aliases: string[];
+  description: string;
+  mention_count: number;
+  /** How well the name matched the query (1 = exact), search results only. */
+  score?: number;
+}
+
+export interface RelationView {
+  id: string;
+  source_id: string;
+  target_id: string;
+  relation: string;
+  description: string;
+  support_count: number;
+  /** Co-occurrence weight: count × ln(1 + PMI ratio); see docs/bench-graph.md. */
+  weight: number;
+}
+
+export interface PassageView {
+  chunk_id: string;
+  file_id: string;
+  file_name: string;
+  page_start: number | null;
+  page_end: number | null;
+  heading_path: string;
+  quote: string;
+}
+
+const MAX_QUOTE = 300;
+
+interface EntityRow {
+  id: string;
+  knowledge_id: string;
+  name: string;
+  type: string;
+  aliases: string[] | string | null;
+  description: string;
+  mention_count: number;
+  score?: number;
+}
+
+function toEntity(r: EntityRow): EntityView {
+  const aliases = Array.isArray(r.aliases) ? r.aliases : typeof r.aliases === "string" ? parsePgArray(r.aliases) : [];
+  const v: EntityView = { id: r.id, knowledge_id: r.knowledge_id, name: r.name, type: r.type, aliases, description: r.description, mention_count: Number(r.mention_count) };
+  if (r.score !== undefined) v.score = Math.round(Number(r.score) * 1000) / 1000;
+  return v;
+}
+
+function parsePgArray(s: string): string[] {
+  // Drivers return text[] as an array; a text form ("{a,b}") is handled for safety.
+  const inner = s.replace(/^\{|\}$/g, "");
+  return inner ? inner.split(",").map((x) => x.replace(/^"|"$/g, "")) : [];
+}
+
+const ENTITY_COLS = `e.id, e.knowledge_id, e.name, e.type, e.aliases, e.description, e.mention_count`;
+
+/**
+ * Entities whose name matches the query: exact normalized name first, then names containing the
+ * query or contained in it (a phrase that names them), then trigram similarity; ties by mentions.
+ */
+export async function searchEntities(db: Db, args: { knowledgeIds: readonly string[]; query: string; limit: number }): Promise<EntityView[]> {
+  const q = normalizeName(args.query);
+  if (!q || args.knowledgeIds.length === 0) return [];
+  const rows = await db.$queryRawUnsafe<EntityRow[]>(
+    `SELECT ${ENTITY_COLS}, m.score FROM graph_entities e
+       CROSS JOIN LATERAL (SELECT CASE
+          WHEN e.norm_name = $2 THEN 1.0
+          WHEN strpos(e.norm_name, $2) > 0 THEN 0.6 + 0.3 * length($2)::float / length(e.norm_name)
+          WHEN length(e.norm_name) >= 2 AND strpos($2, e.norm_name) > 0 THEN 0.5 + 0.3 * length(e.norm_name)::float / length($2)
+          ELSE similarity(e.norm_name, $2) * 0.8 END AS score) m
+      WHERE e.knowledge_id = ANY($1::text[])
+        AND (e.norm_name % $2 OR strpos(e.norm_name, $2) > 0 OR (length(e.norm_name) >= 2 AND strpos($2, e.norm_name) > 0))
+      ORDER BY m.score DESC, e.mention_count DESC, e.id
+      LIMIT $3`,
+    [...args.knowledgeIds],
+    q,
+    args.limit,
+  );
+  return rows.map(toEntity);
+}
+
+export async function getEntity(db: Db, knowledgeIds: readonly string[], entityId: string): Promise<EntityView> {
+  const rows = await db.$queryRawUnsafe<EntityRow[]>(`SELECT ${ENTITY_COLS} FROM graph_entities e WHERE e.id = $1 AND e.knowledge_id = ANY($2::text[])`, entityId, [...knowledgeIds]);
+  if (!rows[0]) throw new AppError("ENTITY_NOT_FOUND");
+  return toEntity(rows[0]);
+}
+
+interface RelationRow {
+  id: string;
+  source_id: string;
+  target_id: string;
+  relation: string;
+  description: string;
+  support_count: number;
+  weight: number;
+}
+
+// N (sentences in the KB), the pair's sentence count and both entities' mention counts give
+// PMI = ln(N·c_ab / (c_a·c_b)); weighting it by c_ab keeps a pair seen once from outranking
+// what the documents say again and again.
+const WEIGHT = `r.support_count * ln(1 + (n.total * r.support_count)::float / greatest(1, s.mention_count::float * t.mention_count))`;
+
+// Two index lookups (by source, by target) instead of an OR that scans the KB's relations.
+const RELATIONS_OF = `
+  WITH n AS (SELECT greatest(1, coalesce(sum(graph_sentence_count), 0)) AS total FROM knowledge_files WHERE knowledge_id = $1)
+  SELECT r.id, r.source_id, r.target_id, r.relation, r.description, r.support_count, ${WEIGHT} AS weight
+    FROM (SELECT * FROM graph_relations WHERE source_id = ANY($2::text[])
+          UNION
+          SELECT * FROM graph_relations WHERE target_id = ANY($2::text[])) r
+    JOIN graph_entities s ON s.id = r.source_id
+    JOIN graph_entities t ON t.id = r.target_id
+    CROSS JOIN n
+   WHERE r.knowledge_id = $1
+   ORDER BY weight DESC, r.id
+   LIMIT $3`;
+
+function toRelation(r: RelationRow): RelationView {
+  return { id: r.id, source_id: r.source_id, target_id: r.target_id, relation: r.relation, description: r.description, support_count: Number(r.support_count), weight: Math.round(Number(r.weight) * 1000) / 1000 };
+}
+
+export interface Neighbourhood {
+  center: EntityView;
+  entities: EntityView[];
+  relations: RelationView[];
+}
+
+/** An entity, its strongest relations and, at depth 2, its neighbours' strongest ones. */
+export async function neighbourhood(db: Db, args: { knowledgeId: string; entityId: string; depth: 1 | 2; limit: number }): Promise<Neighbourhood> {
+  const center = await getEntity(db, [args.knowledgeId], args.entityId);
+  const first = (await db.$queryRawUnsafe<RelationRow[]>(RELATIONS_OF, args.knowledgeId, [center.id], args.limit)).map(toRelation);
+  const relations = new Map(first.map((r) => [r.id, r]));
+  if (args.depth === 2 && first.length > 0) {
+    const hop = first.slice(0, Math.max(1, Math.ceil(args.limit / 4))).map((r) => (r.source_id === center.id ? r.target_id : r.source_id));
+    const second = (await db.$queryRawUnsafe<RelationRow[]>(RELATIONS_OF, args.knowledgeId, hop, args.limit)).map(toRelation);
+    for (const r of second) if (relations.size < args.limit * 2 && !relations.has(r.id)) relations.set(r.id, r);
+  }
+  const ids = new Set<string>([center.id]);
+  for (const r of relations.values()) ids.add(r.source_id).add(r.target_id);
+  const rows = await db.$queryRawUnsafe<EntityRow[]>(`SELECT ${ENTITY_COLS} FROM graph_entities e WHERE e.id = ANY($1::text[]) AND e.knowledge_id = $2`, [...ids], args.knowledgeId);
+  return { center, entities: rows.map(toEntity), relations: [...relations.values()] };
+}
+
+interface PassageRow {
+  chunk_id: string;
+  file_id: string;
+  file_name: string;
+  page_start: number | null;
+  page_end: number | null;
+  heading_path: string;
+  content: string;
+  start: number;
+  end: number;
+  count: number;
+}
+
+/** The sentence of the chunk that holds [start, end): the quote the viewer highlights. */
+function quoteOf(content: string, start: number, end: number): string {
+  const s = splitSentences(content).find((x) => x.start <= start && start < x.end);
+  const from = s ? s.start : start;
+  const to = s ? Math.max(s.end, Math.min(end, content.length)) : end;
+  const q = content.slice(from, to).trim();
+  return q.length > MAX_QUOTE ? `${q.slice(0, MAX_QUOTE - 1)}…` : q;
+}
+
+function toPassage(r: PassageRow): PassageView {
+  return {
+    chunk_id: r.chunk_id,
+    file_id: r.file_id,
+    file_name: r.file_name,
+    page_start: r.page_start,
+    page_end: r.page_end,
+    heading_path: r.heading_path,
+    quote: quoteOf(r.content, Number(r.start), Number(r.end)),
+  };
+}
+
+export async function entityMentions(db: Db, args: { knowledgeId: string; entityId: string; limit: number }): Promise<PassageView[]> {
+  const rows = await db.$queryRawUnsafe<PassageRow[]>(
+    `SELECT m.chunk_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, m.start, m."end", m.count
+       FROM graph_mentions m JOIN chunks c ON c.id = m.chunk_id JOIN knowledge_files f ON f.id = c.file_id
+      WHERE m.entity_id = $1 AND m.knowledge_id = $2
+      ORDER BY m.count DESC, f.name, c.ordinal LIMIT $3`,
+    args.entityId,
+    args.knowledgeId,
+    args.limit,
+  );
+  return rows.map(toPassage);
+}
+
+export interface RelationDetail {
+  relation: RelationView;
+  source: EntityView;
+  target: EntityView;
+  passages: PassageView[];
+}
+
+export async function relationSupports(db: Db, args: { knowledgeId: string; relationIds: readonly string[]; perRelation: number }): Promise<Map<string, PassageView[]>> {
+  if (args.relationIds.length === 0) return new Map();
+  const rows = await db.$queryRawUnsafe<(PassageRow & { relation_id: string })[]>(
+    `SELECT x.relation_id, x.chunk_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, x.start, x."end", x.count
+       FROM (SELECT s.*, row_number() OVER (PARTITION BY s.relation_id ORDER BY s.count DESC, s.chunk_id) AS rn
+               FROM graph_relation_supports s JOIN graph_relations r ON r.id = s.relation_id
+              WHERE s.relation_id = ANY($1::text[]) AND r.knowledge_id = $2) x
+       JOIN chunks c ON c.id = x.chunk_id JOIN knowledge_files f ON f.id = c.file_id
+      WHERE x.rn <= $3
+      ORDER BY x.relation_id, x.rn`,
+    [...args.relationIds],
+    args.knowledgeId,
+    args.perRelation,
+  );
+  const out = new Map<string, PassageView[]>();
+  for (const r of rows) {
+    const list = out.get(r.relation_id) ?? [];
+    list.push(toPassage(r));
+    out.set(r.relation_id, list);
+  }
+  return out;
+}
+
+export async function relationDetail(db: Db, args: { knowledgeId: string; relationId: string; limit: number }): Promise<RelationDetail> {
+  const rows = await db.$queryRawUnsafe<RelationRow[]>(
+    `WITH n AS (SELECT greatest(1, coalesce(sum(graph_sentence_count), 0)) AS total FROM knowledge_files WHERE knowledge_id = $2)
+     SELECT r.id, r.source_id, r.target_id, r.relation, r.description, r.support_count, ${WEIGHT} AS weight
+       FROM graph_relations r JOIN graph_entities s ON s.id = r.source_id JOIN graph_entities t ON t.id = r.target_id CROSS JOIN n
+      WHERE r.id = $1 AND r.knowledge_id = $2`,
+    args.relationId,
+    args.knowledgeId,
+  );
+  if (!rows[0]) throw new AppError("RELATION_NOT_FOUND");
+  const relation = toRelation(rows[0]);
+  const [source, target] = await Promise.all([getEntity(db, [args.knowledgeId], relation.source_id), getEntity(db, [args.knowledgeId], relation.target_id)]);
+  const passages = (await relationSupports(db, { knowledgeId: args.knowledgeId, relationIds: [relation.id], perRelation: args.limit })).get(relation.id) ?? [];
+  return { relation, source, target, passages };
+}
+
+export type KnowledgeGraphStatus = "disabled" | "empty" | "building" | "ready" | "failed";
+
+export interface GraphOverview {
+  enabled: boolean;
+  model_enabled: boolean;
+  /** A chat model is configured, so the model extractor can run when model_enabled. */
+  model_available: boolean;
+  status: KnowledgeGraphStatus;
+  entity_count: number;
+  relation_count: number;
+  files: { id: string; name: string; status: string; graph_status: string; graph_percent: number; graph_tokens: number; graph_error_code: string | null; graph_error_message: string | null }[];
+}
+
+/** The graph's state for the Graph tab: first match wins, like the assistant's status (SPEC §6). */
+export async function graphOverview(db: PrismaClient, knowledgeId: string): Promise<GraphOverview> {
+  const kb = await db.knowledge.findUnique({ where: { id: knowledgeId }, select: { graphEnabled: true, graphModelEnabled: true } });
+  if (!kb) throw new AppError("KNOWLEDGE_NOT_FOUND");
+  const files = await db.knowledgeFile.findMany({
+    where: { knowledgeId },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: { id: true, name: true, status: true, graphStatus: true, graphPercent: true, graphTokens: true, graphErrorCode: true, graphErrorMessage: true },
+  });
+  const [counts] = await db.$queryRawUnsafe<{ entities: bigint | number; relations: bigint | number }[]>(
+    `SELECT (SELECT count(*) FROM graph_entities WHERE knowledge_id = $1) AS entities, (SELECT count(*) FROM graph_relations WHERE knowledge_id = $1) AS relations`,
+    knowledgeId,
+  );
+  const entityCount = Number(counts?.entities ?? 0);
+  const inProgress = files.some((f) => f.graphStatus === "building" || (f.graphStatus === "pending" && f.status !== "failed"));
+  const built = files.filter((f) => f.graphStatus === "success").length;
+  const failed = files.filter((f) => f.graphStatus === "failed").length;
+  let status: KnowledgeGraphStatus;
+  if (!kb.graphEnabled) status = "disabled";
+  else if (entityCount > 0 || built > 0) status = inProgress ? "building" : "ready";
+  else if (inProgress) status = "building";
+  else if (failed > 0) status = "failed";
+  else status = "empty";
+  // "building" with entities already: the tab still shows them (status says more are coming).
+  return {
+    enabled: kb.graphEnabled,
+    model_enabled: kb.graphModelEnabled,
+    model_available: getModelConfig().chat !== null,
+    status,
+    entity_count: entityCount,
+    relation_count: Number(counts?.relations ?? 0),
+    files: files.map((f) => ({
+      id: f.id,
+      name: f.name,
+      status: f.status,
+      graph_status: f.graphStatus,
+      graph_percent: f.graphPercent,
+      graph_tokens: f.graphTokens,
+      graph_error_code: f.graphErrorCode,
+      graph_error_message: f.graphErrorMessage,
+    })),
+  };
+}
+
+export interface GraphQueryResult {
+  entities: (EntityView & {
+    relations: (RelationView & { source_name: string; target_name: string; depth: 1 | 2; passages: PassageView[] })[];
+  })[];
+}
+
+/**
+ * What the tool answers: the best-matching entities across the given KBs, each with its
+ * strongest relations (to `depth`) and their supporting passages.
+ */
+export async function queryKnowledgeGraph(
+  db: Db,
+  args: { knowledgeIds: readonly string[]; query: string; depth: 1 | 2; maxEntities: number; maxRelations: number; passagesPerRelation: number },
+): Promise<GraphQueryResult> {
+  const matched = await searchEntities(db, { knowledgeIds: args.knowledgeIds, query: args.query, limit: args.maxEntities });
+  const out: GraphQueryResult["entities"] = [];
+  for (const e of matched) {
+    const hood = await neighbourhood(db, { knowledgeId: e.knowledge_id, entityId: e.id, depth: args.depth, limit: args.maxRelations });
+    const byId = new Map(hood.entities.map((x) => [x.id, x]));
+    const rels = hood.relations.slice(0, args.maxRelations * (args.depth === 2 ? 2 : 1));
+    const supports = await relationSupports(db, { knowledgeId: e.knowledge_id, relationIds: rels.map((r) => r.id), perRelation: args.passagesPerRelation });
+    out.push({
+      ...e,
+      relations: rels.map((r) => {
+        const direct = r.source_id === e.id || r.target_id === e.id;
+        return { ...r, source_name: byId.get(r.source_id)?.name ?? "", target_name: byId.get(r.target_id)?.name ?? "", depth: direct ? 1 : 2, passages: supports.get(r.id) ?? [] };
+      }),
+    });
+  }
+  return { entities: out };
+}

@@ -1,0 +1,48 @@
+import "server-only";
+// The KB's graph setting. Turning the graph off removes the KB's graph (nothing is kept that
+// the setting says does not exist); turning it on, or switching the model extractor, rebuilds
+// the graph of every indexed file in the background, one file at a time.
+import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { runGraphStage } from "./stage";
+
+const g = globalThis as unknown as { __kaGraphRebuilds?: Map<string, Promise<void>> };
+const rebuilds: Map<string, Promise<void>> = (g.__kaGraphRebuilds ??= new Map());
+
+export async function updateGraphSettings(db: PrismaClient, knowledgeId: string, input: { enabled?: boolean; modelEnabled?: boolean }): Promise<void> {
+  const before = await db.knowledge.findUniqueOrThrow({ where: { id: knowledgeId }, select: { graphEnabled: true, graphModelEnabled: true } });
+  const enabled = input.enabled ?? before.graphEnabled;
+  const modelEnabled = input.modelEnabled ?? before.graphModelEnabled;
+  await db.$transaction(async (tx) => {
+    await tx.knowledge.update({ where: { id: knowledgeId }, data: { graphEnabled: enabled, graphModelEnabled: modelEnabled } });
+    if (!enabled && before.graphEnabled) {
+      // Mentions, relations and supports go with their entities (cascades).
+      await tx.graphEntity.deleteMany({ where: { knowledgeId } });
+      await tx.knowledgeFile.updateMany({ where: { knowledgeId }, data: { graphStatus: "skipped", graphPercent: 0, graphTokens: 0, graphErrorCode: null, graphErrorMessage: null, graphSentenceCount: 0 } });
+    }
+    if (enabled && (!before.graphEnabled || modelEnabled !== before.graphModelEnabled)) {
+      await tx.knowledgeFile.updateMany({ where: { knowledgeId, status: "success" }, data: { graphStatus: "pending", graphPercent: 0 } });
+    }
+  });
+  if (enabled && (!before.graphEnabled || modelEnabled !== before.graphModelEnabled)) startRebuild(db, knowledgeId);
+}
+
+/** Rebuilds the graph of a KB's indexed files in this process; a rebuild already running is followed by one more. */
+export function startRebuild(db: PrismaClient, knowledgeId: string): Promise<void> {
+  const previous = rebuilds.get(knowledgeId) ?? Promise.resolve();
+  const run = previous
+    .then(async () => {
+      const files = await db.knowledgeFile.findMany({ where: { knowledgeId, status: "success", graphStatus: "pending" }, select: { id: true }, orderBy: { createdAt: "asc" } });
+      for (const f of files) await runGraphStage(db, { knowledgeId, fileId: f.id });
+    })
+    .catch((e: unknown) => console.error(`[graph] rebuild of ${knowledgeId} failed: ${e instanceof Error ? e.message : String(e)}`))
+    .finally(() => {
+      if (rebuilds.get(knowledgeId) === run) rebuilds.delete(knowledgeId);
+    });
+  rebuilds.set(knowledgeId, run);
+  return run;
+}
+
+/** Resolves when the KB's background rebuild (if any) has finished (tests). */
+export async function waitForRebuild(knowledgeId: string): Promise<void> {
+  await rebuilds.get(knowledgeId);
+}

@@ -1,0 +1,232 @@
+// Knowledge-graph benchmark (issue 19); figures and reasoning in docs/bench-graph.md.
+//
+//   node --conditions=react-server --import tsx scripts/bench-graph.ts [--ner-only] [--files 12] [--contexts 400]
+//
+// 1. Entity extraction on the labelled CLUENER2020 dev sentences (shared/bench/NER-README.md):
+//    the plain jieba part-of-speech baseline and the offline extractor in the same run, exact and
+//    lenient P/R/F1 per coarse type and micro, each rule turned off once, and the candidates
+//    rule applied over the whole set as one "file".
+// 2. Cost on the cmrc2018 corpus as text files, through the real job runner on a fresh embedded
+//    PGlite (or BENCH_DATABASE_URL): ingestion with the graph off, the same files with it on, and
+//    the graph stage alone (a rebuild); storage of the graph against the chunks'; and
+//    query_knowledge_graph latency (p50/p95) on that KB.
+import { createHash, randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import path from "node:path";
+import { DEFAULT_RULES, extractEntities, extractJiebaBaseline, type EntitySpan, type ExtractRules } from "@/lib/graph/extract-offline";
+import { COARSE_TYPES, scoreNer, toCoarse, type NerScore } from "@/lib/graph/ner-score";
+import { normalizeName } from "@/lib/graph/normalize";
+import { MIN_CANDIDATE_OCCURRENCES } from "@/lib/graph/build";
+
+const BENCH_DATA = process.env.BENCH_DATA_DIR ?? "/work/shared/bench";
+const args = process.argv.slice(2);
+const opt = (name: string, dflt: number) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+
+interface NerRow {
+  id: string;
+  text: string;
+  entities: { start: number; end: number; type: string; fine_type: string }[];
+}
+
+const f3 = (x: number) => x.toFixed(3);
+
+function score(rows: NerRow[], predict: (text: string) => EntitySpan[], candidatesOverSet = false): NerScore {
+  const preds = rows.map((r) => predict(r.text));
+  const counts = new Map<string, number>();
+  for (const p of preds) for (const e of p) counts.set(normalizeName(e.text), (counts.get(normalizeName(e.text)) ?? 0) + 1);
+  // Candidates (weak spans) need repetition within a file; a sentence has none, so they count
+  // only in the "whole set as one file" row.
+  const keep = (e: EntitySpan) => !e.weak || (candidatesOverSet && (counts.get(normalizeName(e.text)) ?? 0) >= MIN_CANDIDATE_OCCURRENCES);
+  return scoreNer(rows.map((r, i) => ({ gold: r.entities, predicted: preds[i]!.filter(keep).map((e) => ({ start: e.start, end: e.end, type: toCoarse(e.type) })) })));
+}
+
+function ner(): string {
+  const file = path.join(BENCH_DATA, "ner-cluener-dev", "dev.jsonl");
+  if (!existsSync(file)) return `NER set not found at ${file}\n`;
+  const rows = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as NerRow);
+  const t0 = performance.now();
+  const baseline = score(rows, extractJiebaBaseline);
+  const tBase = performance.now() - t0;
+  const t1 = performance.now();
+  const offline = score(rows, (t) => extractEntities(t));
+  const tOff = performance.now() - t1;
+  const lines: string[] = [];
+  const chars = rows.reduce((n, r) => n + r.text.length, 0);
+  lines.push(`Sentences: ${rows.length}, gold entities: ${rows.reduce((n, r) => n + r.entities.length, 0)}, ${chars} characters.`, "");
+  lines.push("| extractor | micro lenient P / R / F1 | micro exact P / R / F1 | time |", "| --- | --- | --- | ---: |");
+  const row = (name: string, s: NerScore, ms?: number) =>
+    `| ${name} | ${f3(s.lenient.micro.p)} / ${f3(s.lenient.micro.r)} / **${f3(s.lenient.micro.f1)}** | ${f3(s.exact.micro.p)} / ${f3(s.exact.micro.r)} / ${f3(s.exact.micro.f1)} | ${ms === undefined ? "" : `${Math.round(ms)} ms`} |`;
+  lines.push(row("jieba POS baseline (nr* PER, ns LOC, nt ORG, nz MISC)", baseline, tBase));
+  lines.push(row("offline extractor (ingestion's rules)", offline, tOff));
+  lines.push(row(`offline extractor + candidates over the whole set (≥ ${MIN_CANDIDATE_OCCURRENCES} occurrences)`, score(rows, (t) => extractEntities(t), true)));
+  for (const k of Object.keys(DEFAULT_RULES) as (keyof ExtractRules)[]) {
+    lines.push(row(`offline extractor without \`${k}\``, score(rows, (t) => extractEntities(t, { ...DEFAULT_RULES, [k]: false }))));
+  }
+  lines.push("", `Ratio offline / baseline, micro lenient F1: **${(offline.lenient.micro.f1 / baseline.lenient.micro.f1).toFixed(2)}×** (target ≥ 2×).`, "");
+  lines.push("Per coarse type (lenient F1 / exact F1):", "", "| type | baseline | offline |", "| --- | --- | --- |");
+  for (const t of COARSE_TYPES) lines.push(`| ${t} | ${f3(baseline.lenient[t].f1)} / ${f3(baseline.exact[t].f1)} | ${f3(offline.lenient[t].f1)} / ${f3(offline.exact[t].f1)} |`);
+  // Recall per fine type (what the rules reach and what they do not).
+  const fine = new Map<string, { gold: number; found: number }>();
+  for (const r of rows) {
+    const preds = extractEntities(r.text).filter((e) => !e.weak);
+    for (const g of r.entities) {
+      const f = fine.get(g.fine_type) ?? { gold: 0, found: 0 };
+      f.gold++;
+      if (preds.some((p) => toCoarse(p.type) === g.type && p.start < g.end && g.start < p.end)) f.found++;
+      fine.set(g.fine_type, f);
+    }
+  }
+  lines.push("", "Offline extractor, lenient recall per CLUENER fine type:", "", "| fine type | gold | found | recall |", "| --- | ---: | ---: | ---: |");
+  for (const [k, v] of [...fine.entries()].sort((a, b) => b[1].gold - a[1].gold)) lines.push(`| ${k} | ${v.gold} | ${v.found} | ${f3(v.found / v.gold)} |`);
+  return lines.join("\n") + "\n";
+}
+
+function cmrcFiles(count: number): { name: string; text: string }[] {
+  const file = path.join(BENCH_DATA, "cmrc2018-sent", "corpus.jsonl");
+  const rows = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { id: string; title: string; text: string });
+  const byCtx = new Map<string, { title: string; parts: string[] }>();
+  for (const r of rows) {
+    const key = r.id.split("-s")[0]!;
+    const e = byCtx.get(key) ?? { title: r.title, parts: [] };
+    e.parts.push(r.text);
+    byCtx.set(key, e);
+  }
+  const contexts = [...byCtx.values()].slice(0, opt("--contexts", 400));
+  const per = Math.ceil(contexts.length / count);
+  return Array.from({ length: count }, (_, i) => ({
+    name: `cmrc-${String(i).padStart(2, "0")}.txt`,
+    text: contexts
+      .slice(i * per, (i + 1) * per)
+      .map((c) => `${c.title}\n\n${c.parts.join("")}`)
+      .join("\n\n"),
+  })).filter((f) => f.text);
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+async function cost(fileCount: number): Promise<string> {
+  const { openDatabase } = await import("@/lib/db/client");
+  const { runPendingJobs } = await import("@/lib/ingestion/runner");
+  const { storeBuffer } = await import("@/lib/ingestion/storage");
+  const { recordFile } = await import("@/lib/ingestion/upload");
+  const { updateGraphSettings, waitForRebuild } = await import("@/lib/graph/settings");
+  const { queryKnowledgeGraph } = await import("@/lib/graph/query");
+  const { loadTokenizer } = await import("@/lib/retrieval/text/tokenize");
+  loadTokenizer();
+
+  const dataDir = mkdtempSync(path.join(tmpdir(), "ka-bench-graph-"));
+  const handle = await openDatabase({ databaseUrl: process.env.BENCH_DATABASE_URL, dataDir });
+  const db = handle.prisma;
+  const userId = `bench-${randomUUID()}`;
+  await db.user.create({ data: { id: userId, email: `${userId}@bench.test`, name: "bench" } });
+  const files = cmrcFiles(fileCount);
+  const bytes = files.reduce((n, f) => n + Buffer.byteLength(f.text), 0);
+
+  const ingest = async (graphEnabled: boolean) => {
+    const kb = randomUUID();
+    await db.knowledge.create({ data: { id: kb, name: `bench ${graphEnabled}`, ownerId: userId, graphEnabled } });
+    for (const f of files) {
+      const data = Buffer.from(f.text);
+      const fileId = randomUUID();
+      const storageKey = await storeBuffer(kb, fileId, data, dataDir);
+      await recordFile(db, {
+        fileId, knowledgeId: kb, userId, name: f.name, fileType: "txt", mimeType: "text/plain", size: data.length,
+        sha256: createHash("sha256").update(data).update(String(graphEnabled)).digest("hex"), storageKey, maxKbBytes: Number.MAX_SAFE_INTEGER,
+      });
+    }
+    const t = performance.now();
+    await runPendingJobs({ db, dataDir, exclusive: !process.env.BENCH_DATABASE_URL, pollMs: 20 });
+    return { kb, ms: performance.now() - t };
+  };
+
+  const off = await ingest(false);
+  console.error(`[bench] graph off: ${Math.round(off.ms)} ms`);
+  const on = await ingest(true);
+  console.error(`[bench] graph on: ${Math.round(on.ms)} ms`);
+  // The graph stage alone, over the KB ingested without it.
+  const t = performance.now();
+  await updateGraphSettings(db, off.kb, { enabled: true });
+  await waitForRebuild(off.kb);
+  const stageMs = performance.now() - t;
+
+  const chunks = await db.chunk.count({ where: { knowledgeId: on.kb } });
+  const [rowBytes] = await db.$queryRawUnsafe<Record<string, bigint | number>[]>(
+    `SELECT (SELECT coalesce(sum(pg_column_size(c.*)), 0) FROM chunks c WHERE c.knowledge_id = $1) AS chunks,
+            (SELECT coalesce(sum(pg_column_size(t.*)), 0) FROM chunk_terms t WHERE t.knowledge_id = $1) AS terms,
+            (SELECT coalesce(sum(pg_column_size(e.*)), 0) FROM graph_entities e WHERE e.knowledge_id = $1) AS entities,
+            (SELECT coalesce(sum(pg_column_size(m.*)), 0) FROM graph_mentions m WHERE m.knowledge_id = $1) AS mentions,
+            (SELECT coalesce(sum(pg_column_size(r.*)), 0) FROM graph_relations r WHERE r.knowledge_id = $1) AS relations,
+            (SELECT coalesce(sum(pg_column_size(s.*)), 0) FROM graph_relation_supports s JOIN chunks c ON c.id = s.chunk_id WHERE c.knowledge_id = $1) AS supports`,
+    on.kb,
+  );
+  const [tableBytes] = await db.$queryRawUnsafe<Record<string, bigint | number>[]>(
+    `SELECT pg_total_relation_size('chunks') AS chunks, pg_total_relation_size('chunk_terms') AS terms,
+            pg_total_relation_size('graph_entities') + pg_total_relation_size('graph_mentions') + pg_total_relation_size('graph_relations') + pg_total_relation_size('graph_relation_supports') AS graph`,
+  );
+  const n = (v: bigint | number | undefined) => Number(v ?? 0);
+  const graphRows = n(rowBytes!.entities) + n(rowBytes!.mentions) + n(rowBytes!.relations) + n(rowBytes!.supports);
+  const chunkRows = n(rowBytes!.chunks) + n(rowBytes!.terms);
+  const counts = await db.$queryRawUnsafe<{ e: bigint; r: bigint; m: bigint }[]>(
+    `SELECT (SELECT count(*) FROM graph_entities WHERE knowledge_id = $1) AS e, (SELECT count(*) FROM graph_relations WHERE knowledge_id = $1) AS r, (SELECT count(*) FROM graph_mentions WHERE knowledge_id = $1) AS m`,
+    on.kb,
+  );
+
+  // Query latency: names of the most mentioned entities, random ones, and question phrases.
+  const top = await db.graphEntity.findMany({ where: { knowledgeId: on.kb }, orderBy: { mentionCount: "desc" }, take: 100, select: { name: true } });
+  const random = await db.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM graph_entities WHERE knowledge_id = $1 ORDER BY md5(id) LIMIT 100`, on.kb);
+  const questions = readFileSync(path.join(BENCH_DATA, "cmrc2018-sent", "queries.jsonl"), "utf8").trim().split("\n").slice(0, 50).map((l) => (JSON.parse(l) as { text: string }).text.slice(0, 30));
+  const queries = [...top.map((e) => e.name), ...random.map((e) => e.name), ...questions];
+  const run = async (depth: 1 | 2) => {
+    for (const q of queries.slice(0, 20)) await queryKnowledgeGraph(db, { knowledgeIds: [on.kb], query: q, depth, maxEntities: 3, maxRelations: 8, passagesPerRelation: 2 }); // warm
+    const ms: number[] = [];
+    let hits = 0;
+    for (const q of queries) {
+      const s = performance.now();
+      const r = await queryKnowledgeGraph(db, { knowledgeIds: [on.kb], query: q, depth, maxEntities: 3, maxRelations: 8, passagesPerRelation: 2 });
+      ms.push(performance.now() - s);
+      if (r.entities.length) hits++;
+    }
+    return { p50: pct(ms, 50), p95: pct(ms, 95), max: Math.max(...ms), hits };
+  };
+  const d1 = await run(1);
+  const d2 = await run(2);
+  await handle.close();
+  rmSync(dataDir, { recursive: true, force: true });
+
+  const mb = (b: number) => `${(b / 1048576).toFixed(2)} MB`;
+  const lines = [
+    `Corpus: ${files.length} text files, ${mb(bytes)} (cmrc2018 contexts), ${chunks} chunks; database ${process.env.BENCH_DATABASE_URL ? "PostgreSQL server" : "embedded PGlite"}; ${cpus().length} cores.`,
+    "",
+    "| measurement | value |",
+    "| --- | ---: |",
+    `| ingestion through the runner, graph off | ${Math.round(off.ms)} ms |`,
+    `| ingestion through the runner, graph on (offline extractor) | ${Math.round(on.ms)} ms (+${(((on.ms - off.ms) / off.ms) * 100).toFixed(0)} %) |`,
+    `| graph stage alone (rebuild of the KB ingested without it) | ${Math.round(stageMs)} ms = ${((stageMs / off.ms) * 100).toFixed(0)} % of ingestion |`,
+    `| entities / relations / mention rows | ${n(counts[0]!.e)} / ${n(counts[0]!.r)} / ${n(counts[0]!.m)} |`,
+    `| row bytes: chunks + postings of the KB | ${mb(chunkRows)} |`,
+    `| row bytes: graph of the KB (entities, mentions, relations, supports) | ${mb(graphRows)} = **${((graphRows / chunkRows) * 100).toFixed(0)} %** |`,
+    `| tables with indexes: chunks + chunk_terms (two equal KBs) | ${mb(n(tableBytes!.chunks) + n(tableBytes!.terms))} |`,
+    `| tables with indexes: graph (two equal KBs) | ${mb(n(tableBytes!.graph))} = **${((n(tableBytes!.graph) / (n(tableBytes!.chunks) + n(tableBytes!.terms))) * 100).toFixed(0)} %** |`,
+    `| query_knowledge_graph depth 1, ${queries.length} queries (${d1.hits} with a match): p50 / p95 / max | ${d1.p50.toFixed(1)} / **${d1.p95.toFixed(1)}** / ${d1.max.toFixed(1)} ms |`,
+    `| query_knowledge_graph depth 2: p50 / p95 / max | ${d2.p50.toFixed(1)} / **${d2.p95.toFixed(1)}** / ${d2.max.toFixed(1)} ms |`,
+  ];
+  return lines.join("\n") + "\n";
+}
+
+async function main() {
+  console.log("## Entity extraction (CLUENER2020 dev)\n");
+  console.log(ner());
+  if (args.includes("--ner-only")) return;
+  console.log("## Cost, storage and query latency (cmrc2018 KB)\n");
+  console.log(await cost(opt("--files", 12)));
+}
+
+await main();
+process.exit(0);
