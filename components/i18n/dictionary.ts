@@ -233,6 +233,10 @@ export const zh = {
   "history.current": "当前会话",
   "history.back": "返回对话",
 
+  // Answers and conversation experience (issue 20)
+  "refs.others": "其他检索到的段落 {count} 条（回答未引用）",
+  // (end of issue 20 block)
+
   "flows.title": "流程画廊",
   "flows.subtitle": "用固定数据渲染助手的每一种状态，便于评审。不会发起网络请求。",
 } as const;
@@ -470,6 +474,10 @@ export const en = {
   "history.untitled": "Untitled conversation",
   "history.current": "Current conversation",
   "history.back": "Back to chat",
+
+  // Answers and conversation experience (issue 20)
+  "refs.others": "{count} other retrieved passages (not cited)",
+  // (end of issue 20 block)
 
   "flows.title": "Flow gallery",
   "flows.subtitle": "Every assistant state rendered from fixtures, for review. No network requests.",

@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
+import { unwrapSoftBreaks } from "@/lib/retrieval/text/soft-breaks";
 import { tokenize } from "@/lib/retrieval/text/tokenize";
 import type { ContextBlock } from "../prompt";
-import { hasCjk } from "../references";
 
 // The built-in engine used when no chat model is configured (SPEC §10): it answers with the
 // sentences of the references that best match the question, each with its [n], and says that
@@ -15,8 +15,13 @@ export interface ExtractedSentence {
 
 const SENTENCE_SPLIT = /(?<=[。！？；!?;])\s*|(?<=\.)\s+|\n+/;
 
+/**
+ * Sentences of a reference. Soft line breaks (a wrapped line that does not close its sentence)
+ * are joined first: chunks indexed before ingestion joined them still hold them, and a sentence
+ * cut at its line end read as two half sentences.
+ */
 export function splitSentences(text: string): string[] {
-  return text
+  return unwrapSoftBreaks(text)
     .split(SENTENCE_SPLIT)
     .map((s) => s.replace(/\s+/g, " ").trim())
     .filter((s) => s.length >= 4);
@@ -53,35 +58,80 @@ function tokenizedSentences(content: string): TokenizedSentence[] {
   return sentences;
 }
 
-export function selectSentences(question: string, context: ContextBlock[], max = 4): ExtractedSentence[] {
+/** A kept sentence must cover at least this share of the best sentence's question weight… */
+const RELATIVE_FLOOR = 0.6;
+/** …and at least this share of the whole question's weight (the first sentence excepted). */
+const ABSOLUTE_FLOOR = 0.3;
+
+/**
+ * The sentences that answer the question, best first. Each question term is weighted by how
+ * rare it is among the references' sentences (a term every sentence shares, such as the name
+ * of the product the passages are about, says little about which sentence answers), and a
+ * sentence earns its place only by covering a good part of that weight: at least
+ * RELATIVE_FLOOR of the best sentence's and ABSOLUTE_FLOOR of the question's. Fewer, better
+ * sentences: at most `max`, duplicates (chunk overlaps) once.
+ */
+export function selectSentences(question: string, context: ContextBlock[], max = 3): ExtractedSentence[] {
   const q = new Set(tokenize(question));
-  const candidates: ExtractedSentence[] = [];
+  const all: Array<{ index: number; text: string; distinct: readonly string[]; count: number; hitScore: number; order: number }> = [];
   let order = 0;
   for (const block of context) {
-    for (const { text: sentence, distinct, count } of tokenizedSentences(block.hit.content)) {
-      let overlap = 0;
-      for (const t of distinct) if (q.has(t)) overlap++;
-      // Coverage of the question, lightly favouring short sentences and higher-ranked references.
-      const score = overlap / Math.max(1, q.size) + overlap / Math.sqrt(count) * 0.1 + block.hit.score * 0.05;
-      candidates.push({ index: block.index, text: sentence.length > 400 ? `${sentence.slice(0, 400)}…` : sentence, score, order: order++ });
-    }
+    for (const s of tokenizedSentences(block.hit.content)) all.push({ index: block.index, ...s, hitScore: block.hit.score, order: order++ });
   }
-  const withOverlap = candidates.filter((c) => c.score > 0.1);
-  const pool = withOverlap.length > 0 ? withOverlap : candidates.slice(0, 2);
-  const chosen = [...pool].sort((a, b) => b.score - a.score).slice(0, max);
-  // Read in the order of the references, so the answer flows like the sources.
-  return chosen.sort((a, b) => a.index - b.index || a.order - b.order);
+  if (all.length === 0) return [];
+  // Document frequency of each question term among the candidate sentences.
+  const df = new Map<string, number>();
+  for (const s of all) for (const t of s.distinct) if (q.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
+  const weight = (t: string) => Math.log(1 + all.length / (1 + (df.get(t) ?? 0)));
+  const total = [...q].reduce((sum, t) => sum + weight(t), 0) || 1;
+
+  const scored = all.map((s) => {
+    let covered = 0;
+    let overlap = 0;
+    for (const t of s.distinct) {
+      if (!q.has(t)) continue;
+      covered += weight(t);
+      overlap++;
+    }
+    const coverage = covered / total;
+    // Ties go to the shorter sentence and to the higher-ranked reference.
+    const score = coverage + (overlap / Math.sqrt(s.count)) * 0.03 + s.hitScore * 0.02;
+    return { ...s, coverage, overlap, score };
+  });
+  const ranked = scored.filter((s) => s.overlap > 0).sort((a, b) => b.score - a.score || a.order - b.order);
+  // Nothing shares a word with the question (the passage was found through its heading or its
+  // neighbours): the opening sentence of the best reference, and nothing more.
+  if (ranked.length === 0) return [toExtracted(all[0]!, 0)];
+  const best = ranked[0]!.coverage;
+  const kept: typeof ranked = [];
+  const seen = new Set<string>();
+  for (const s of ranked) {
+    if (kept.length >= max) break;
+    if (kept.length > 0 && (s.coverage < best * RELATIVE_FLOOR || s.coverage < ABSOLUTE_FLOOR)) break;
+    const key = s.text.replace(/\s+/g, "");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(s);
+  }
+  return kept.map((s) => toExtracted(s, s.score));
 }
 
+function toExtracted(s: { index: number; text: string; order: number }, score: number): ExtractedSentence {
+  return { index: s.index, text: s.text.length > 400 ? `${s.text.slice(0, 400)}…` : s.text, score, order: s.order };
+}
+
+/**
+ * The extractive answer: the kept sentences with their [n], as one paragraph for a single
+ * sentence and as a list otherwise. It carries no "this is extractive" line: the turn's `done`
+ * event and the stored message say `engine: "extractive"`, and the UI states it once, in its
+ * own language (a line in the text came in the question's language and twice).
+ */
 export function composeExtractiveAnswer(question: string, context: ContextBlock[]): string {
-  const zh = hasCjk(question);
   const sentences = selectSentences(question, context);
-  const intro = zh
-    ? "以下内容直接摘自知识库中检索到的资料（抽取式回答，未使用生成模型）：\n\n"
-    : "These passages are quoted from the knowledge base (extractive answer; no generative model was used):\n\n";
-  const lines = sentences.map((s) => `- ${s.text} [${s.index}]`).join("\n");
-  const outro = zh ? "\n\n请点击引用编号查看原文。" : "\n\nOpen a reference number to read the source.";
-  return intro + lines + outro;
+  // A reference too short to hold a sentence is quoted as it stands.
+  if (sentences.length === 0) return context[0] ? `${context[0].text.replace(/\s+/g, " ").trim().slice(0, 300)} [${context[0].index}]` : "";
+  if (sentences.length === 1) return `${sentences[0]!.text} [${sentences[0]!.index}]`;
+  return sentences.map((s) => `- ${s.text} [${s.index}]`).join("\n");
 }
 
 /** Streams a finished text in small pieces, like a model would, so the UI path is the same. */
