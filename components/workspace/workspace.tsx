@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { useKnowledges, useMe } from "@/components/api/queries";
 import { isApiError, isUnauthenticated } from "@/components/api/http-client";
 import { AssistantSidebar } from "@/components/assistant/assistant-sidebar";
+import { readConversationLocation } from "@/components/assistant/conversation-url";
 import { resolveSelectedKb } from "@/components/assistant/assistant-status";
 import { useT } from "@/components/i18n/locale-store";
 import { DocumentViewer } from "@/components/viewer/document-viewer";
@@ -49,7 +50,8 @@ export function Workspace() {
   useEffect(() => {
     if (!kbs.data) return;
     const current = useWorkspaceStore.getState().selectedKbId;
-    const next = resolveSelectedKb(kbs.data, current ?? readStoredKbId());
+    // The KB in the URL (a reload, a shared conversation link) first, then the stored one.
+    const next = resolveSelectedKb(kbs.data, current ?? readConversationLocation().kb ?? readStoredKbId());
     if (next !== current) selectKb(next);
   }, [kbs.data, selectKb]);
 
