@@ -147,7 +147,7 @@ async function evaluate(set: string, kb: string, cases: Case[], show = 0): Promi
     row.sentences += kept.length;
     row.cited += new Set(kept.map((s) => s.index)).size;
     row.sent += res.hits.length;
-    if (shown++ < show) console.log(`\n## ${c.q}\n${composeExtractiveAnswer(c.q, context)}`);
+    if (shown++ < show) console.log(`\n## ${first && c.isGold(first.text, fileOf(first.index)) ? "ok" : "MISS"} ${c.q}\n${composeExtractiveAnswer(c.q, context)}`);
   }
   return row;
 }
@@ -245,11 +245,13 @@ async function scifactRow(): Promise<Row | null> {
   return evaluate(`SciFact (${cases.length} claims)`, kb, cases);
 }
 
+// --only sample|cmrc|scifact runs one set.
+const only = arg("only");
 const rows: Row[] = [];
-rows.push(await sampleRow());
-const cmrc = await cmrcRow();
+if (!only || only === "sample") rows.push(await sampleRow());
+const cmrc = !only || only === "cmrc" ? await cmrcRow() : null;
 if (cmrc) rows.push(cmrc);
-const sci = await scifactRow();
+const sci = !only || only === "scifact" ? await scifactRow() : null;
 if (sci) rows.push(sci);
 
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)} %` : "—");

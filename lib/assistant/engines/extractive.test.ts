@@ -58,6 +58,21 @@ describe("extractive engine", () => {
     expect(selectSentences("When do workspace backups run?", many).length).toBeLessThanOrEqual(3);
   });
 
+  it("answers an FAQ entry with its answer, not with the question it repeats; a table row stays a row", () => {
+    const faq = [block(1, "问：忘记登录密码怎么办？答：在登录页点击“忘记密码”，系统会向注册邮箱发送重置链接。问：可以导出聊天记录吗？答：管理员可以导出。")];
+    expect(selectSentences("忘记登录密码怎么办？", faq)[0]?.text).toBe("答：在登录页点击“忘记密码”，系统会向注册邮箱发送重置链接。");
+    const table = [block(2, "产品线 | 第一季度 | 第二季度 | 环比\n企业版订阅 | 8,960 | 9,870 | +10.2%")];
+    expect(selectSentences("企业版订阅第二季度收入", table).map((s) => s.text)).toContain("企业版订阅 | 8,960 | 9,870 | +10.2%");
+  });
+
+  it("counts a long question word once, not once per word jieba finds inside it", () => {
+    const ctx = [
+      block(1, "第二季度新增付费企业客户 3,150 家。本报告汇总 2025 年第二季度的客户数据。"),
+      block(2, "季度客户满意度调查共回收问卷 2,306 份，综合满意度 4.6 分。", 0.6),
+    ];
+    expect(selectSentences("第二季度的客户满意度是多少？", ctx)[0]?.text).toBe("季度客户满意度调查共回收问卷 2,306 份，综合满意度 4.6 分。");
+  });
+
   it("lists several kept sentences best first and says nothing about being extractive (the UI does, once)", () => {
     const ctx = [
       block(1, "Audit logs are kept for 180 days in the standard plan. Deleted files stay in the recycle bin for 30 days."),

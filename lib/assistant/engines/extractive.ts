@@ -79,25 +79,44 @@ export function selectSentences(question: string, context: ContextBlock[], max =
     for (const s of tokenizedSentences(block.hit.content)) all.push({ index: block.index, ...s, hitScore: block.hit.score, order: order++ });
   }
   if (all.length === 0) return [];
-  // Document frequency of each question term among the candidate sentences.
-  const df = new Map<string, number>();
-  for (const s of all) for (const t of s.distinct) if (q.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
-  const weight = (t: string) => Math.log(1 + all.length / (1 + (df.get(t) ?? 0)));
-  const total = [...q].reduce((sum, t) => sum + weight(t), 0) || 1;
+  // jieba's search mode gives a long word and the words inside it (第二季度 → 第二, 季度, 二季度…):
+  // the question's concepts are its longest terms, and a part of one covers the share of it that
+  // its length is, so one concept is not counted six times.
+  const terms = [...q];
+  const concepts = terms
+    .filter((t) => !terms.some((u) => u !== t && u.length > t.length && u.includes(t)))
+    .map((c) => ({ c, members: terms.filter((t) => c.includes(t)) }));
+  const credit = (distinct: readonly string[]) => {
+    const has = new Set(distinct);
+    return concepts.map(({ c, members }) => Math.max(0, ...members.filter((m) => has.has(m)).map((m) => m.length / c.length)));
+  };
+  const credits = all.map((s) => credit(s.distinct));
+  // A concept found in few of the references' sentences says more about which one answers.
+  const weights = concepts.map((_, k) => Math.log(1 + all.length / (1 + credits.filter((cr) => cr[k]! > 0).length)));
+  const total = weights.reduce((sum, w) => sum + w, 0) || 1;
 
-  const scored = all.map((s) => {
-    let covered = 0;
-    let overlap = 0;
-    for (const t of s.distinct) {
-      if (!q.has(t)) continue;
-      covered += weight(t);
-      overlap++;
-    }
+  const scored = all.map((s, i) => {
+    const cr = credits[i]!;
+    const covered = cr.reduce((sum, x, k) => sum + x * weights[k]!, 0);
+    const overlap = cr.filter((x) => x > 0).length;
     const coverage = covered / total;
     // Ties go to the shorter sentence and to the higher-ranked reference.
     const score = coverage + (overlap / Math.sqrt(s.count)) * 0.03 + s.hitScore * 0.02;
     return { ...s, coverage, overlap, score };
   });
+  // A question in the passage (an FAQ's "问：…？答：…") is not an answer: the sentence after it,
+  // in the same reference, is, and it inherits the question's match.
+  for (let i = 0; i < scored.length; i++) {
+    const s = scored[i]!;
+    if (!/[？?]["'”’」』）)]*$/.test(s.text)) continue;
+    const next = scored[i + 1];
+    if (next && next.index === s.index && !/[？?]["'”’」』）)]*$/.test(next.text) && s.score > next.score) {
+      next.coverage = Math.max(next.coverage, s.coverage);
+      next.overlap = Math.max(next.overlap, s.overlap);
+      next.score = s.score;
+    }
+    s.overlap = 0;
+  }
   const ranked = scored.filter((s) => s.overlap > 0).sort((a, b) => b.score - a.score || a.order - b.order);
   // Nothing shares a word with the question (the passage was found through its heading or its
   // neighbours): the opening sentence of the best reference, and nothing more.

@@ -50,7 +50,9 @@ export function unwrapSoftBreaks(text: string): string {
     const next = lines[i]!.trim();
     const cjk = CJK.test(prev[prev.length - 1] ?? "");
     const wrapped = prev.length >= (cjk ? 16 : 40) && prev.length >= longest * 0.6;
-    const soft = next !== "" && prev !== "" && wrapped && !CLOSED.test(prev) && !BLOCK_START.test(next) && !/^\s*(?:\||#|```|~~~)/.test(prev);
+    // Table rows (Markdown pipes, or DOCX rows written as "a | b | c") are lines of their own.
+    const row = (l: string) => /^\s*(?:\||#|```|~~~)/.test(l) || (l.match(/ \| /g)?.length ?? 0) >= 1;
+    const soft = next !== "" && prev !== "" && wrapped && !CLOSED.test(prev) && !BLOCK_START.test(next) && !row(prev) && !row(next);
     out = soft ? joinSoft(out, next) : `${out}\n${lines[i]!.trimEnd()}`;
   }
   return out;
