@@ -66,6 +66,24 @@ describe("PDF (unpdf)", () => {
   });
 });
 
+describe("PDF running headers and footers", () => {
+  it("drops a footer repeated on every page of a three-page PDF", async () => {
+    const { PDFDocument, StandardFonts } = await import("pdf-lib");
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    const body = ["The keeper lights the lamp at dusk.", "The Rotholm lighthouse was built in 1872.", "Visitors may climb the tower in summer."];
+    body.forEach((text, i) => {
+      const page = pdf.addPage([400, 300]);
+      page.drawText(text, { x: 40, y: 200, size: 12, font });
+      page.drawText(`Lighthouse manual page ${i + 1}/3`, { x: 40, y: 30, size: 9, font });
+    });
+    const doc = await parsePdf(await pdf.save(), budget());
+    const text = doc.blocks.map((b) => b.text).join("\n");
+    expect(text).not.toMatch(/Lighthouse manual/);
+    expect(find(doc, "Rotholm")).toMatchObject({ page: 2, text: "The Rotholm lighthouse was built in 1872." });
+  }, 30_000);
+});
+
 describe("DOCX (yauzl checks + mammoth)", () => {
   it("keeps headings, lists and tables", async () => {
     const doc = await parseDocx({ path: path.join(FIX, "report.docx") }, budget());

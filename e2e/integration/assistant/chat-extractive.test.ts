@@ -57,6 +57,12 @@ describe("chat stream with the built-in extractive engine", () => {
     expect(answer).not.toMatch(/抽取式|extractive/i);
     expect(answer).toContain("地级市");
     expect(answer).toMatch(/\[1\]/);
+    // A cited reference quotes the sentence the answer takes from it (the card shows it, the
+    // viewer highlights it), not the passage's first 300 characters.
+    for (const n of new Set([...answer.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])))) {
+      const quote = refs.find((r) => r.index === n)!.quote as string;
+      expect(answer).toContain(quote.split(/(?<=[。！？])/)[0]!);
+    }
     const done = events.at(-1)!.data;
     expect(done).toMatchObject({ message_id: start.message_id, finish_reason: "stop", engine: "extractive" });
     expect(done.usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });

@@ -146,7 +146,21 @@ function toExtracted(s: { index: number; text: string; order: number }, score: n
  * own language (a line in the text came in the question's language and twice).
  */
 export function composeExtractiveAnswer(question: string, context: ContextBlock[]): string {
+  return extractAnswer(question, context).text;
+}
+
+/** The answer's text and, per cited reference index, the sentences it quotes from it. */
+export function extractAnswer(question: string, context: ContextBlock[]): { text: string; quotes: Map<number, string> } {
   const sentences = selectSentences(question, context);
+  const quotes = new Map<number, string>();
+  for (const s of [...sentences].sort((a, b) => a.order - b.order)) {
+    const before = quotes.get(s.index);
+    quotes.set(s.index, before ? `${before} ${s.text}` : s.text);
+  }
+  return { text: composeFrom(sentences, context), quotes };
+}
+
+function composeFrom(sentences: ExtractedSentence[], context: ContextBlock[]): string {
   // A reference too short to hold a sentence is quoted as it stands.
   if (sentences.length === 0) return context[0] ? `${context[0].text.replace(/\s+/g, " ").trim().slice(0, 300)} [${context[0].index}]` : "";
   if (sentences.length === 1) return `${sentences[0]!.text} [${sentences[0]!.index}]`;
