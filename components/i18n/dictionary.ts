@@ -235,6 +235,10 @@ export const zh = {
 
   // Answers and conversation experience (issue 20)
   "refs.others": "其他检索到的段落 {count} 条（回答未引用）",
+  "files.failedCopy.FILE_TYPE_UNSUPPORTED": "无法读取这个文件的内容：文件可能已损坏、加密、是扫描件，或格式不受支持。",
+  "files.failedCopy.FILE_TOO_LARGE": "文件超出了处理限制（页数、大小或处理时间）。请拆分后重新上传。",
+  "files.failedCopy.generic": "解析失败。",
+  "files.failureDetail": "服务器详情：{detail}",
   // (end of issue 20 block)
 
   "flows.title": "流程画廊",
@@ -477,6 +481,10 @@ export const en = {
 
   // Answers and conversation experience (issue 20)
   "refs.others": "{count} other retrieved passages (not cited)",
+  "files.failedCopy.FILE_TYPE_UNSUPPORTED": "The file’s content could not be read: it may be damaged, encrypted, scanned, or of an unsupported kind.",
+  "files.failedCopy.FILE_TOO_LARGE": "The file exceeds a processing limit (pages, size or time). Split it and upload the parts.",
+  "files.failedCopy.generic": "Processing failed.",
+  "files.failureDetail": "Server detail: {detail}",
   // (end of issue 20 block)
 
   "flows.title": "Flow gallery",

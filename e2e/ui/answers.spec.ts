@@ -1,5 +1,6 @@
+import path from "node:path";
 import type { Page } from "@playwright/test";
-import { expect, test } from "../pages/fixtures";
+import { expect, test, uniqueName } from "../pages/fixtures";
 import { WorkspacePage } from "../pages/workspace-page";
 
 // Answers a reader trusts and conversations that keep their place (issue 20), on the seeded
@@ -117,5 +118,19 @@ test.describe("answers and conversations", () => {
     await a.waitForStatus("ready");
     await expect(a.welcome).toBeVisible();
     await expect.poll(() => conversationParam(page)).toBeNull();
+  });
+
+  test("one language at a time: a failed file's reason is the UI's copy, the server's English only a detail; 0 ready is not green", async ({ workspace }) => {
+    await workspace.goto();
+    await workspace.createKb(uniqueName("语言库"));
+    await expect(workspace.page.getByTestId("kb-ready-count")).toHaveAttribute("data-tone", "neutral");
+    await workspace.upload([path.join(process.cwd(), "e2e", "fixtures", "truncated.pdf")]);
+    const error = workspace.fileRow("truncated.pdf").getByTestId("file-error");
+    await expect(error).toBeVisible({ timeout: 90_000 });
+    const reason = error.getByTestId("file-error-text");
+    await expect(reason).toContainText("失败原因：");
+    await expect(reason).not.toContainText(/[A-Za-z]{4,}/);
+    await expect(error.getByTestId("file-error-detail")).toContainText("PDF");
+    await expect(workspace.page.getByTestId("kb-ready-count")).toHaveAttribute("data-tone", "neutral");
   });
 });
