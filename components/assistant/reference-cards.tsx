@@ -12,6 +12,7 @@ import { ChevronIcon } from "@/components/ui/icons";
 import { cx } from "@/components/ui/cx";
 import { focusRing } from "@/components/ui/button";
 import type { NumberedReference, OrderedReferences } from "./citation-order";
+import { quoteView } from "./quote-text";
 
 const LONG_QUOTE = 140;
 
@@ -103,10 +104,34 @@ function SourceLine({ reference, knowledgeId }: { reference: SourceReference; kn
 function Quote({ text }: { text: string }) {
   const t = useT();
   const [expanded, setExpanded] = useState(false);
-  const long = text.length > LONG_QUOTE;
+  const view = quoteView(text);
+  const long = view.kind === "table" ? view.rows.length > 3 : view.text.length > LONG_QUOTE;
+  const clamp = long && !expanded;
   return (
     <div className="mt-2">
-      <blockquote className={cx("whitespace-pre-wrap break-words border-l-2 border-slate-200 pl-2.5 text-xs leading-relaxed text-slate-600", long && !expanded && "line-clamp-3")}>{text}</blockquote>
+      {view.kind === "table" ? (
+        <div data-testid="reference-quote" className="border-l-2 border-slate-200 pl-2.5 text-xs leading-relaxed text-slate-600">
+          {view.before ? <p className="whitespace-pre-wrap break-words">{view.before}</p> : null}
+          <div className="my-1 overflow-x-auto">
+            <table data-testid="reference-quote-table" className="border-collapse text-[0.7rem]">
+              <tbody>
+                {(clamp ? view.rows.slice(0, 3) : view.rows).map((row, i) => (
+                  <tr key={i} className={i === 0 ? "font-medium text-slate-700" : undefined}>
+                    {row.map((cell, j) => (
+                      <td key={j} className="border border-slate-200 px-1.5 py-0.5">
+                        {cell}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {view.after && !clamp ? <p className="whitespace-pre-wrap break-words">{view.after}</p> : null}
+        </div>
+      ) : (
+        <blockquote data-testid="reference-quote" className={cx("whitespace-pre-wrap break-words border-l-2 border-slate-200 pl-2.5 text-xs leading-relaxed text-slate-600", clamp && "line-clamp-3")}>{view.text}</blockquote>
+      )}
       {long ? (
         <button type="button" aria-expanded={expanded} onClick={() => setExpanded((v) => !v)} className={cx("mt-1 rounded text-xs font-medium text-indigo-700 hover:underline", focusRing)}>
           {expanded ? t("refs.collapse") : t("refs.expand")}

@@ -57,6 +57,14 @@ test.describe("answers and conversations", () => {
     // A marker still jumps to its card.
     await answer.getByTestId("citation-marker").first().click();
     await expect(a.referenceCard(1, answer)).toHaveAttribute("data-highlighted", "true");
+    // Quotes read as the source does: no Markdown markup; a table quote is a table.
+    await expect(answer.getByTestId("reference-quote").first()).toBeVisible();
+    await expect(answer.getByTestId("reference-quote").filter({ hasText: /\*\*|`/ })).toHaveCount(0);
+    await askAndWait(ws, "各产品线第二季度的收入分别是多少？");
+    const table = a.lastAnswer();
+    if (await table.getByTestId("other-references-toggle").isVisible()) await table.getByTestId("other-references-toggle").click();
+    await expect(table.getByTestId("reference-quote-table").first()).toBeVisible();
+    await expect(table.getByTestId("reference-quote-table").first()).toContainText("企业版订阅");
   });
 
   test("a restored conversation shows a no-context turn as it ended live", async ({ page }) => {
