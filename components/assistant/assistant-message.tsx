@@ -69,7 +69,7 @@ export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk 
   const error = message.error ? errorCopy(message.error.code, message.error.message) : null;
 
   return (
-    <article data-testid="message-assistant" data-phase={phase} aria-busy={working} className="flex flex-col gap-1">
+    <article data-testid="message-assistant" data-message-id={message.id} data-phase={phase} aria-busy={working} className="flex flex-col gap-1">
       <span className="sr-only">{t("chat.assistant")}</span>
       <div className="rounded-2xl rounded-bl-md border border-slate-200 bg-white px-3.5 py-3 shadow-sm">
         {(phase === "pending" || phase === "retrieving") && !message.content ? (

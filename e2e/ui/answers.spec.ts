@@ -128,6 +128,18 @@ test.describe("answers and conversations", () => {
     await expect.poll(() => conversationParam(page)).toBeNull();
   });
 
+  test("when an answer finishes, the panel shows its start, not the middle of its references", async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 620 });
+    const ws = await openSample(page);
+    const a = ws.assistant;
+    await a.newConversation();
+    await askAndWait(ws, REFUND);
+    await askAndWait(ws, INVITE);
+    const answer = a.lastAnswer();
+    await expect(answer.getByTestId("answer-content")).toBeInViewport();
+    await expect(answer.getByTestId("reference-card").first()).toBeInViewport();
+  });
+
   test("one language at a time: a failed file's reason is the UI's copy, the server's English only a detail; 0 ready is not green", async ({ workspace }) => {
     await workspace.goto();
     await workspace.createKb(uniqueName("语言库"));
