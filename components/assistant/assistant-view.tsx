@@ -236,6 +236,7 @@ export function AssistantView(p: AssistantViewProps) {
             onStop={p.onStop}
             describedBy={p.bootstrap && !enabled ? noticeId : undefined}
             initialValue={p.initialDraft}
+            lastQuestion={[...p.session.messages].reverse().find((m) => m.role === "user")?.content}
           />
         </footer>
       ) : null}

@@ -239,6 +239,7 @@ export const zh = {
   "files.failedCopy.FILE_TOO_LARGE": "文件超出了处理限制（页数、大小或处理时间）。请拆分后重新上传。",
   "files.failedCopy.generic": "解析失败。",
   "files.failureDetail": "服务器详情：{detail}",
+  "a11y.skipToComposer": "跳到提问框（快捷键 /）",
   // (end of issue 20 block)
 
   "flows.title": "流程画廊",
@@ -485,6 +486,7 @@ export const en = {
   "files.failedCopy.FILE_TOO_LARGE": "The file exceeds a processing limit (pages, size or time). Split it and upload the parts.",
   "files.failedCopy.generic": "Processing failed.",
   "files.failureDetail": "Server detail: {detail}",
+  "a11y.skipToComposer": "Skip to the question box (shortcut /)",
   // (end of issue 20 block)
 
   "flows.title": "Flow gallery",

@@ -77,6 +77,19 @@ export function Workspace() {
 
   return (
     <div className="flex h-dvh flex-col overflow-clip bg-slate-50">
+      {/* The first Tab stop: straight to the question box, past the KB list and every file row. */}
+      <a
+        href="#"
+        data-testid="skip-to-composer"
+        onClick={(e) => {
+          e.preventDefault();
+          if (!desktop) setSheet(true);
+          requestAnimationFrame(() => document.querySelector<HTMLTextAreaElement>("[data-testid=composer]")?.focus());
+        }}
+        className="sr-only rounded-lg bg-indigo-600 px-3 py-2 text-sm font-medium text-white focus:not-sr-only focus:absolute focus:left-3 focus:top-3 focus:z-50"
+      >
+        {t("a11y.skipToComposer")}
+      </a>
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-slate-200 bg-white px-3 sm:px-4">
         {!desktop ? (
           <Button variant="ghost" size="icon" aria-label={t("kb.openList")} aria-expanded={drawerOpen} onClick={() => setDrawer(true)}>
@@ -95,7 +108,8 @@ export function Workspace() {
           {!desktop ? (
             <Button variant="primary" size="sm" data-testid="assistant-open" aria-label={t("assistant.open")} onClick={() => setSheet(true)}>
               <ChatIcon />
-              <span className="hidden sm:inline">{t("assistant.title")}</span>
+              {/* Labelled on phones too: an unlabeled icon hid the assistant. */}
+              <span>{t("assistant.title")}</span>
             </Button>
           ) : null}
           <UserMenu me={me.data} />

@@ -140,6 +140,33 @@ test.describe("answers and conversations", () => {
     await expect(answer.getByTestId("reference-card").first()).toBeInViewport();
   });
 
+  test("keyboard and phones: a skip link first, / focuses the question box, ArrowUp recalls the last question, the phone's assistant button has a label", async ({ page }) => {
+    const ws = await openSample(page);
+    const a = ws.assistant;
+    await a.newConversation();
+    await askAndWait(ws, REFUND);
+    await page.reload();
+    await a.waitForStatus("ready");
+    await expect(a.userMessages).toHaveCount(1);
+    await page.keyboard.press("Tab");
+    const skip = page.getByTestId("skip-to-composer");
+    await expect(skip).toBeFocused();
+    await expect(skip).toBeVisible();
+    await page.keyboard.press("Enter");
+    await expect(a.composer).toBeFocused();
+    await ws.kbTitle.click();
+    await expect(a.composer).not.toBeFocused();
+    await page.keyboard.press("/");
+    await expect(a.composer).toBeFocused();
+    await expect(a.composer).toHaveValue("");
+    await page.keyboard.press("ArrowUp");
+    await expect(a.composer).toHaveValue(REFUND);
+
+    await page.setViewportSize({ width: 390, height: 800 });
+    await expect(page.getByTestId("assistant-open")).toBeVisible();
+    await expect(page.getByTestId("assistant-open")).toHaveText(/知识库助手|助手|Assistant/);
+  });
+
   test("one language at a time: a failed file's reason is the UI's copy, the server's English only a detail; 0 ready is not green", async ({ workspace }) => {
     await workspace.goto();
     await workspace.createKb(uniqueName("语言库"));
