@@ -73,10 +73,13 @@ const ABSOLUTE_FLOOR = 0.3;
  */
 export function selectSentences(question: string, context: ContextBlock[], max = 3): ExtractedSentence[] {
   const q = new Set(tokenize(question));
-  const all: Array<{ index: number; text: string; distinct: readonly string[]; count: number; hitScore: number; order: number }> = [];
+  // One object per candidate, filled in place (one shape, no copies per step).
+  const all: Array<{ index: number; text: string; distinct: readonly string[]; count: number; hitScore: number; order: number; coverage: number; overlap: number; score: number }> = [];
   let order = 0;
   for (const block of context) {
-    for (const s of tokenizedSentences(block.hit.content)) all.push({ index: block.index, ...s, hitScore: block.hit.score, order: order++ });
+    for (const s of tokenizedSentences(block.hit.content)) {
+      all.push({ index: block.index, text: s.text, distinct: s.distinct, count: s.count, hitScore: block.hit.score, order: order++, coverage: 0, overlap: 0, score: 0 });
+    }
   }
   if (all.length === 0) return [];
   // jieba's search mode gives a long word and the words inside it (第二季度 → 第二, 季度, 二季度…):
@@ -86,24 +89,36 @@ export function selectSentences(question: string, context: ContextBlock[], max =
   const concepts = terms
     .filter((t) => !terms.some((u) => u !== t && u.length > t.length && u.includes(t)))
     .map((c) => ({ c, members: terms.filter((t) => c.includes(t)) }));
+  // Only the question's terms matter: a sentence is looked at through them (no set per sentence).
   const credit = (distinct: readonly string[]) => {
-    const has = new Set(distinct);
-    return concepts.map(({ c, members }) => Math.max(0, ...members.filter((m) => has.has(m)).map((m) => m.length / c.length)));
+    const out = new Array<number>(concepts.length).fill(0);
+    for (const t of distinct) {
+      if (!q.has(t)) continue;
+      concepts.forEach(({ c }, k) => {
+        if (c.includes(t)) out[k] = Math.max(out[k]!, t.length / c.length);
+      });
+    }
+    return out;
   };
   const credits = all.map((s) => credit(s.distinct));
   // A concept found in few of the references' sentences says more about which one answers.
   const weights = concepts.map((_, k) => Math.log(1 + all.length / (1 + credits.filter((cr) => cr[k]! > 0).length)));
   const total = weights.reduce((sum, w) => sum + w, 0) || 1;
 
-  const scored = all.map((s, i) => {
+  all.forEach((s, i) => {
     const cr = credits[i]!;
-    const covered = cr.reduce((sum, x, k) => sum + x * weights[k]!, 0);
-    const overlap = cr.filter((x) => x > 0).length;
-    const coverage = covered / total;
+    let covered = 0;
+    let overlap = 0;
+    for (let k = 0; k < cr.length; k++) {
+      covered += cr[k]! * weights[k]!;
+      if (cr[k]! > 0) overlap++;
+    }
+    s.coverage = covered / total;
+    s.overlap = overlap;
     // Ties go to the shorter sentence and to the higher-ranked reference.
-    const score = coverage + (overlap / Math.sqrt(s.count)) * 0.03 + s.hitScore * 0.02;
-    return { ...s, coverage, overlap, score };
+    s.score = s.coverage + (overlap / Math.sqrt(s.count)) * 0.03 + s.hitScore * 0.02;
   });
+  const scored = all;
   // A question in the passage (an FAQ's "问：…？答：…") is not an answer: the sentence after it,
   // in the same reference, is, and it inherits the question's match.
   for (let i = 0; i < scored.length; i++) {
