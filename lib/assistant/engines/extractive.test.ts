@@ -9,7 +9,7 @@ vi.mock("@/lib/retrieval/text/tokenize", async (importOriginal) => {
 });
 
 const { tokenize } = await import("@/lib/retrieval/text/tokenize");
-const { selectSentences, composeExtractiveAnswer } = await import("./extractive");
+const { selectSentences, composeExtractiveAnswer, extractAnswer } = await import("./extractive");
 
 function block(index: number, content: string, score = 0.8): ContextBlock {
   const hit = { id: `c${index}`, chunkId: `c${index}`, content, score } as RetrievalHit;
@@ -63,6 +63,12 @@ describe("extractive engine", () => {
     expect(selectSentences("忘记登录密码怎么办？", faq)[0]?.text).toBe("答：在登录页点击“忘记密码”，系统会向注册邮箱发送重置链接。");
     const table = [block(2, "产品线 | 第一季度 | 第二季度 | 环比\n企业版订阅 | 8,960 | 9,870 | +10.2%")];
     expect(selectSentences("企业版订阅第二季度收入", table).map((s) => s.text)).toContain("企业版订阅 | 8,960 | 9,870 | +10.2%");
+  });
+
+  it("a reference whose table row is quoted quotes the whole table", () => {
+    const ctx = [block(1, "各产品线的季度收入如下表所示。\n产品线 | 第一季度 | 第二季度\n标准版订阅 | 12,480 | 13,020\n企业版订阅 | 8,960 | 9,870")];
+    const { quotes } = extractAnswer("各产品线第二季度的收入是多少？", ctx);
+    expect(quotes.get(1)).toContain("产品线 | 第一季度 | 第二季度\n标准版订阅 | 12,480 | 13,020\n企业版订阅 | 8,960 | 9,870");
   });
 
   it("counts a long question word once, not once per word jieba finds inside it", () => {

@@ -170,9 +170,26 @@ export function extractAnswer(question: string, context: ContextBlock[]): { text
   const quotes = new Map<number, string>();
   for (const s of [...sentences].sort((a, b) => a.order - b.order)) {
     const before = quotes.get(s.index);
-    quotes.set(s.index, before ? `${before} ${s.text}` : s.text);
+    // A table row quotes its whole table (a header row alone tells a reader nothing).
+    const table = / \| /.test(s.text) ? tableAround(context.find((b) => b.index === s.index)?.hit.content ?? "", s.text) : null;
+    const text = table ?? s.text;
+    if (before?.includes(text)) continue;
+    quotes.set(s.index, before ? `${before}${table ? "\n" : " "}${text}` : text);
   }
   return { text: composeFrom(sentences, context), quotes };
+}
+
+/** The run of table rows in `content` that holds `row`, or null. */
+function tableAround(content: string, row: string): string | null {
+  const lines = content.split("\n");
+  const at = lines.findIndex((l) => l.trim() === row.trim());
+  if (at < 0) return null;
+  const isRow = (l: string | undefined) => l !== undefined && / \| |^\s*\|/.test(l);
+  let a = at;
+  let b = at;
+  while (isRow(lines[a - 1])) a--;
+  while (isRow(lines[b + 1])) b++;
+  return b > a ? lines.slice(a, b + 1).join("\n") : null;
 }
 
 function composeFrom(sentences: ExtractedSentence[], context: ContextBlock[]): string {
