@@ -121,6 +121,8 @@ export interface StoredMessage {
   references: SourceReference[] | null;
   finish_reason: string | null;
   engine: string | null;
+  /** What the turn recorded beside the answer: `error_code` of a failed or no-context turn, `partial`. */
+  metadata?: { error_code?: string; partial?: boolean } | null;
   created_at: string;
 }
 

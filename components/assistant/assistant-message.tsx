@@ -8,6 +8,7 @@ import { focusRing } from "@/components/ui/button";
 import { cx } from "@/components/ui/cx";
 import type { ChatMessage } from "./chat-reducer";
 import { MarkdownAnswer } from "./markdown-answer";
+import { orderReferences } from "./citation-order";
 import { ReferenceList, referenceCardId } from "./reference-cards";
 
 const HIGHLIGHT_MS = 2200;
@@ -40,6 +41,7 @@ export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk 
   const [jump, setJump] = useState(0);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const indexes = useMemo(() => new Set(message.references.map((r) => r.index)), [message.references]);
+  const ordered = useMemo(() => orderReferences(message.content, message.references), [message.content, message.references]);
   const { phase } = message;
   const working = phase === "pending" || phase === "retrieving" || phase === "streaming";
 
@@ -67,7 +69,7 @@ export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk 
   const error = message.error ? errorCopy(message.error.code, message.error.message) : null;
 
   return (
-    <article data-testid="message-assistant" data-phase={phase} aria-busy={working} className="flex flex-col gap-1">
+    <article data-testid="message-assistant" data-message-id={message.id} data-phase={phase} aria-busy={working} className="flex flex-col gap-1">
       <span className="sr-only">{t("chat.assistant")}</span>
       <div className="rounded-2xl rounded-bl-md border border-slate-200 bg-white px-3.5 py-3 shadow-sm">
         {(phase === "pending" || phase === "retrieving") && !message.content ? (
@@ -84,7 +86,7 @@ export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk 
         ) : null}
         {message.content ? (
           <div data-testid="answer-content" className="relative">
-            <MarkdownAnswer content={message.content} referenceIndexes={indexes} onCite={onCite} />
+            <MarkdownAnswer content={message.content} referenceIndexes={indexes} displayOf={ordered.displayOf} onCite={onCite} />
             {phase === "streaming" ? <span aria-hidden="true" className="ml-0.5 inline-block h-4 w-1.5 translate-y-0.5 animate-pulse rounded-sm bg-indigo-400" /> : null}
           </div>
         ) : null}
@@ -108,8 +110,13 @@ export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk 
             {t("chat.stopped")}
           </p>
         ) : null}
-        {message.engine === "extractive" && !working ? <p className="mt-2 text-xs text-slate-500">{t("chat.extractive")}</p> : null}
-        <ReferenceList messageId={message.id} references={message.references} knowledgeId={knowledgeId} open={refsOpen} onToggle={() => setRefsOpen((v) => !v)} highlighted={highlighted} />
+        {/* Said once, in the UI's language, and only under an answer that has text. */}
+        {message.engine === "extractive" && !working && message.content ? (
+          <p data-testid="extractive-note" className="mt-2 text-xs text-slate-500">
+            {t("chat.extractive")}
+          </p>
+        ) : null}
+        <ReferenceList messageId={message.id} ordered={ordered} knowledgeId={knowledgeId} open={refsOpen} onToggle={() => setRefsOpen((v) => !v)} highlighted={highlighted} />
         {message.relatedQuestions && message.relatedQuestions.length > 0 && phase === "done" ? (
           <div className="mt-3">
             <p className="text-xs font-medium text-slate-500">{t("chat.related")}</p>

@@ -1,7 +1,7 @@
 "use client";
 // The live sidebar: wires the assistant view to React Query (KBs, bootstrap, conversations)
 // and to the chat store/controller (streaming answers).
-import { useEffect } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { queryKeys, useBootstrap, useConversations, useDeleteConversation, useKnowledges } from "@/components/api/queries";
 import { isApiError } from "@/components/api/http-client";
@@ -9,10 +9,13 @@ import { useWorkspaceStore } from "@/components/workspace/workspace-store";
 import { AssistantView, type LoadState } from "./assistant-view";
 import { askQuestion, loadConversation, newConversation, retryAnswer, stopStreaming } from "./chat-controller";
 import { getChatSession, useChatSession } from "./chat-store";
+import { readConversationLocation, useConversationUrl, writeConversationLocation } from "./conversation-url";
 
 // KBs whose last conversation was already restored in this page; switching back to one keeps
 // whatever is on screen instead of reloading it.
 const restored = new Set<string>();
+// KBs whose restore is still loading its messages.
+const restoring = new Set<string>();
 
 function stateOf(q: { isPending: boolean; isError: boolean; fetchStatus: string }, enabled: boolean): LoadState {
   if (!enabled) return "idle";
@@ -35,14 +38,38 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
   const session = useChatSession(kbId);
 
   const latestConversationId = conversations.data?.items[0]?.id ?? null;
+  // Bumped when a restore settles, so the URL sync sees that the page's first state is decided.
+  const [, setRestoreTick] = useState(0);
   useEffect(() => {
     if (!kbId || restored.has(kbId) || !conversations.isSuccess || conversations.isPlaceholderData) return;
     restored.add(kbId);
     const s = getChatSession(kbId);
-    if (latestConversationId && s.messages.length === 0 && !s.activeId) {
-      loadConversation(kbId, latestConversationId, { onlyIfIdle: true }).catch(() => restored.delete(kbId));
-    }
+    if (s.messages.length > 0 || s.activeId) return;
+    // The conversation the URL names (a reload, a shared link) wins over the newest one.
+    const fromUrl = readConversationLocation();
+    const target = fromUrl.kb === kbId && fromUrl.c ? fromUrl.c : latestConversationId;
+    if (!target) return;
+    restoring.add(kbId);
+    loadConversation(kbId, target, { onlyIfIdle: true })
+      .catch(() => {
+        if (target !== fromUrl.c) restored.delete(kbId);
+        // The URL's conversation is gone or not this user's: a new conversation, said in the URL.
+        else writeConversationLocation({ kb: kbId, c: null }, "replace");
+      })
+      .finally(() => {
+        restoring.delete(kbId);
+        setRestoreTick((n) => n + 1);
+      });
   }, [kbId, conversations.isSuccess, conversations.isPlaceholderData, latestConversationId]);
+
+  const openFromUrl = useCallback(async (id: string, conversationId: string | null) => {
+    if (conversationId) await loadConversation(id, conversationId);
+    else newConversation(id);
+  }, []);
+  useConversationUrl(kbId, session.conversationId, !!kbId && restored.has(kbId) && !restoring.has(kbId), {
+    selectKb,
+    openConversation: openFromUrl,
+  });
 
   const settled = (id: string) => () => {
     void qc.invalidateQueries({ queryKey: queryKeys.conversations(id) });

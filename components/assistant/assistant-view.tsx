@@ -67,6 +67,21 @@ export function AssistantView(p: AssistantViewProps) {
     if (el && stick.current) el.scrollTop = el.scrollHeight;
   }, [p.session.messages.length, lastContentLength]);
 
+  // When an answer finishes and the reader has not scrolled away, its start (and the references
+  // under it) come into view instead of the panel resting in the middle of the reference list.
+  const activeId = p.session.activeId;
+  const finishing = useRef<string | null>(null);
+  useEffect(() => {
+    const was = finishing.current;
+    finishing.current = activeId;
+    const el = scroller.current;
+    if (!was || activeId || !el || !stick.current) return;
+    const msg = el.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(was)}"]`);
+    if (!msg) return;
+    const offset = msg.getBoundingClientRect().top - el.getBoundingClientRect().top;
+    if (offset < 0) el.scrollTop += offset - 8;
+  }, [activeId]);
+
   const ask = (q: string) => {
     setHistoryOpen(false);
     stick.current = true;
@@ -221,6 +236,7 @@ export function AssistantView(p: AssistantViewProps) {
             onStop={p.onStop}
             describedBy={p.bootstrap && !enabled ? noticeId : undefined}
             initialValue={p.initialDraft}
+            lastQuestion={[...p.session.messages].reverse().find((m) => m.role === "user")?.content}
           />
         </footer>
       ) : null}

@@ -89,4 +89,20 @@ describe("fromStored", () => {
     expect(msgs[1]!.phase).toBe("stopped");
     expect(msgs[1]!.question).toBe("问");
   });
+
+  it("restores a no-context turn, a model error with its partial text and its code, as they ended live", () => {
+    const at = (s: number) => `2026-01-01T00:00:0${s}Z`;
+    const msgs = fromStored([
+      { id: "1", role: "user", content: "量子引力", references: null, finish_reason: null, engine: null, created_at: at(1) },
+      { id: "2", role: "assistant", content: "", references: [], finish_reason: "no_context", engine: "none", metadata: { error_code: "NO_RELEVANT_CONTEXT" }, created_at: at(2) },
+      { id: "3", role: "user", content: "退款", references: null, finish_reason: null, engine: null, created_at: at(3) },
+      { id: "4", role: "assistant", content: "30 天内", references: [ref(1)], finish_reason: "error", engine: "model:x", metadata: { error_code: "MODEL_UNAVAILABLE", partial: true }, created_at: at(4) },
+      { id: "5", role: "user", content: "旧", references: null, finish_reason: null, engine: null, created_at: at(5) },
+      { id: "6", role: "assistant", content: "", references: [], finish_reason: "no_context", engine: "none", metadata: null, created_at: at(6) },
+    ]);
+    expect(msgs[1]).toMatchObject({ phase: "error", error: { code: "NO_RELEVANT_CONTEXT" }, question: "量子引力" });
+    expect(msgs[3]).toMatchObject({ phase: "error", content: "30 天内", error: { code: "MODEL_UNAVAILABLE" } });
+    // Rows saved before the code was recorded still say why.
+    expect(msgs[5]).toMatchObject({ phase: "error", error: { code: "NO_RELEVANT_CONTEXT" } });
+  });
 });

@@ -120,16 +120,21 @@ export function fromStored(items: StoredMessage[]): ChatMessage[] {
       lastQuestion = m.content;
       return { id: m.id, serverId: m.id, role: "user", content: m.content, references: [], phase: "done" };
     }
-    const aborted = m.finish_reason === "aborted";
-    const failed = m.finish_reason === "error";
+    // Every stored end renders as it did live: a stopped answer keeps its text and the stopped
+    // line, a turn that ended without context or with an error shows that error (and the partial
+    // text before it), by the code the turn recorded.
+    const reason = m.finish_reason;
+    const code = typeof m.metadata?.error_code === "string" ? m.metadata.error_code : null;
+    const failed = reason === "error" || reason === "no_context";
+    const error = failed ? { code: code ?? (reason === "no_context" ? "NO_RELEVANT_CONTEXT" : "INTERNAL_ERROR"), message: "" } : undefined;
     return {
       id: m.id,
       serverId: m.id,
       role: "assistant",
       content: m.content,
       references: [...(m.references ?? [])].sort((x, y) => x.index - y.index),
-      phase: aborted ? "stopped" : failed ? "error" : "done",
-      error: failed ? { code: "MODEL_UNAVAILABLE", message: "" } : undefined,
+      phase: reason === "aborted" ? "stopped" : failed ? "error" : "done",
+      error,
       question: lastQuestion,
       engine: m.engine,
       finishReason: m.finish_reason,

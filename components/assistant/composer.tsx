@@ -1,7 +1,7 @@
 "use client";
 // Question input (SPEC §11): 200-character limit with a live counter; Enter sends, Shift+Enter
 // adds a line, and Enter that confirms an IME candidate (Chinese input) never sends.
-import { useId, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { useT } from "@/components/i18n/locale-store";
 import { Button } from "@/components/ui/button";
 import { SendIcon, StopIcon } from "@/components/ui/icons";
@@ -17,15 +17,37 @@ export interface ComposerProps {
   /** Element ids that explain why the composer is disabled (the status notice). */
   describedBy?: string;
   initialValue?: string;
+  /** ArrowUp in an empty composer brings this back (the last question asked). */
+  lastQuestion?: string;
 }
 
-export function Composer({ enabled, streaming, maxLength, onSend, onStop, describedBy, initialValue = "" }: ComposerProps) {
+/** True when a key press belongs to a text field (the "/" shortcut must not steal it). */
+function typingIn(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+}
+
+export function Composer({ enabled, streaming, maxLength, onSend, onStop, describedBy, initialValue = "", lastQuestion }: ComposerProps) {
   const t = useT();
   const id = useId();
   const counterId = `${id}-counter`;
   const [value, setValue] = useState(initialValue);
   const [truncated, setTruncated] = useState(false);
   const composing = useRef(false);
+  const input = useRef<HTMLTextAreaElement>(null);
+
+  // "/" anywhere outside a text field puts the cursor in the question box.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented || typingIn(e.target)) return;
+      const el = input.current;
+      if (!el || el.disabled) return;
+      e.preventDefault();
+      el.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
   const count = countChars(value);
   const tone = counterTone(count, maxLength);
   const sendable = enabled && !streaming && canSendQuestion(value, maxLength);
@@ -61,6 +83,7 @@ export function Composer({ enabled, streaming, maxLength, onSend, onStop, descri
       </label>
       <textarea
         id={id}
+        ref={input}
         data-testid="composer"
         rows={2}
         value={value}
@@ -77,6 +100,11 @@ export function Composer({ enabled, streaming, maxLength, onSend, onStop, descri
         }}
         onKeyDown={(e) => {
           const native = e.nativeEvent;
+          if (e.key === "ArrowUp" && !value && lastQuestion && !composing.current) {
+            e.preventDefault();
+            apply(lastQuestion);
+            return;
+          }
           // Shift+Enter and Enter inside an IME composition keep their default behaviour.
           if (isSendKey({ key: e.key, shiftKey: e.shiftKey, isComposing: native.isComposing, keyCode: native.keyCode }, composing.current)) {
             e.preventDefault();

@@ -63,10 +63,12 @@ interface MarkdownAnswerProps {
   content: string;
   /** Indexes that have a reference card; other markers are flagged, not linked. */
   referenceIndexes: ReadonlySet<number>;
+  /** Reference `index` → the number shown (cited references are numbered in citation order). */
+  displayOf?: ReadonlyMap<number, number>;
   onCite: (index: number) => void;
 }
 
-function MarkdownAnswerImpl({ content, referenceIndexes, onCite }: MarkdownAnswerProps) {
+function MarkdownAnswerImpl({ content, referenceIndexes, displayOf, onCite }: MarkdownAnswerProps) {
   const t = useT();
   const components: Components = {
     a({ href, children }) {
@@ -103,17 +105,19 @@ function MarkdownAnswerImpl({ content, referenceIndexes, onCite }: MarkdownAnswe
           </sup>
         );
       }
+      const shown = displayOf?.get(index) ?? index;
       return (
         <sup>
           <button
             type="button"
             data-testid="citation-marker"
-            data-index={index}
-            aria-label={t("chat.jumpTo", { index })}
+            data-index={shown}
+            data-ref-index={index}
+            aria-label={t("chat.jumpTo", { index: shown })}
             onClick={() => onCite(index)}
             className="mx-0.5 inline-block rounded bg-indigo-50 px-1 align-baseline text-[0.7rem] font-semibold leading-4 text-indigo-700 ring-1 ring-indigo-200 hover:bg-indigo-100 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
           >
-            {index}
+            {shown}
           </button>
         </sup>
       );

@@ -11,6 +11,8 @@ import { KNOWLEDGE_SOURCE_TYPE } from "@/components/sources/builtin-openers";
 import { ChevronIcon } from "@/components/ui/icons";
 import { cx } from "@/components/ui/cx";
 import { focusRing } from "@/components/ui/button";
+import type { NumberedReference, OrderedReferences } from "./citation-order";
+import { quoteView } from "./quote-text";
 
 const LONG_QUOTE = 140;
 
@@ -102,10 +104,34 @@ function SourceLine({ reference, knowledgeId }: { reference: SourceReference; kn
 function Quote({ text }: { text: string }) {
   const t = useT();
   const [expanded, setExpanded] = useState(false);
-  const long = text.length > LONG_QUOTE;
+  const view = quoteView(text);
+  const long = view.kind === "table" ? view.rows.length > 3 : view.text.length > LONG_QUOTE;
+  const clamp = long && !expanded;
   return (
     <div className="mt-2">
-      <blockquote className={cx("whitespace-pre-wrap break-words border-l-2 border-slate-200 pl-2.5 text-xs leading-relaxed text-slate-600", long && !expanded && "line-clamp-3")}>{text}</blockquote>
+      {view.kind === "table" ? (
+        <div data-testid="reference-quote" className="border-l-2 border-slate-200 pl-2.5 text-xs leading-relaxed text-slate-600">
+          {view.before ? <p className="whitespace-pre-wrap break-words">{view.before}</p> : null}
+          <div className="my-1 overflow-x-auto">
+            <table data-testid="reference-quote-table" className="border-collapse text-[0.7rem]">
+              <tbody>
+                {(clamp ? view.rows.slice(0, 3) : view.rows).map((row, i) => (
+                  <tr key={i} className={i === 0 ? "font-medium text-slate-700" : undefined}>
+                    {row.map((cell, j) => (
+                      <td key={j} className="border border-slate-200 px-1.5 py-0.5">
+                        {cell}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {view.after && !clamp ? <p className="whitespace-pre-wrap break-words">{view.after}</p> : null}
+        </div>
+      ) : (
+        <blockquote data-testid="reference-quote" className={cx("whitespace-pre-wrap break-words border-l-2 border-slate-200 pl-2.5 text-xs leading-relaxed text-slate-600", clamp && "line-clamp-3")}>{view.text}</blockquote>
+      )}
       {long ? (
         <button type="button" aria-expanded={expanded} onClick={() => setExpanded((v) => !v)} className={cx("mt-1 rounded text-xs font-medium text-indigo-700 hover:underline", focusRing)}>
           {expanded ? t("refs.collapse") : t("refs.expand")}
@@ -117,57 +143,96 @@ function Quote({ text }: { text: string }) {
 
 export interface ReferenceListProps {
   messageId: string;
-  references: SourceReference[];
+  /** The answer's references, cited ones first in citation order (see citation-order.ts). */
+  ordered: OrderedReferences;
   knowledgeId: string | null;
   open: boolean;
   onToggle: () => void;
+  /** The reference `index` whose card is highlighted (a marker was clicked). */
   highlighted: number | null;
 }
 
-export function ReferenceList({ messageId, references, knowledgeId, open, onToggle, highlighted }: ReferenceListProps) {
+function ReferenceCard({ messageId, item, knowledgeId, highlighted }: { messageId: string; item: NumberedReference; knowledgeId: string | null; highlighted: boolean }) {
   const t = useT();
-  const listId = `refs-${messageId}`;
-  if (references.length === 0) return null;
+  const ref = item.reference;
   return (
-    <section className="mt-3" aria-label={t("refs.title", { count: references.length })}>
-      <button
-        type="button"
-        aria-expanded={open}
-        aria-controls={listId}
-        data-testid="references-toggle"
-        onClick={onToggle}
-        className={cx("inline-flex items-center gap-1 rounded-md px-1 py-0.5 text-xs font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900", focusRing)}
-      >
-        <ChevronIcon className={cx("transition-transform", open ? "" : "-rotate-90")} width={14} height={14} />
-        {t("refs.title", { count: references.length })}
-      </button>
-      <ol id={listId} hidden={!open} className="mt-2 flex flex-col gap-2">
-        {references.map((ref) => (
-          <li
-            key={ref.ref_id || ref.index}
-            id={referenceCardId(messageId, ref.index)}
-            data-testid="reference-card"
-            data-index={ref.index}
-            data-highlighted={highlighted === ref.index ? "true" : undefined}
-            tabIndex={-1}
-            className={cx(
-              "rounded-xl border bg-white p-3 transition-shadow duration-300 focus:outline-none",
-              highlighted === ref.index ? "border-indigo-400 shadow-[0_0_0_3px_rgba(99,102,241,0.25)]" : "border-slate-200",
-            )}
+    <li
+      id={referenceCardId(messageId, ref.index)}
+      data-testid="reference-card"
+      data-index={item.display}
+      data-ref-index={ref.index}
+      data-highlighted={highlighted ? "true" : undefined}
+      tabIndex={-1}
+      className={cx(
+        "rounded-xl border bg-white p-3 transition-shadow duration-300 focus:outline-none",
+        highlighted ? "border-indigo-400 shadow-[0_0_0_3px_rgba(99,102,241,0.25)]" : "border-slate-200",
+      )}
+    >
+      <div className="flex items-start gap-2">
+        <span className="mt-0.5 shrink-0 rounded bg-slate-100 px-1.5 text-xs font-semibold text-slate-700">[{item.display}]</span>
+        <SourceLine reference={ref} knowledgeId={knowledgeId} />
+        {typeof ref.score === "number" ? (
+          <span className="shrink-0 text-xs tabular-nums text-slate-500" title={t("refs.score", { score: ref.score.toFixed(2) })}>
+            {t("refs.score", { score: ref.score.toFixed(2) })}
+          </span>
+        ) : null}
+      </div>
+      {ref.quote ? <Quote text={ref.quote} /> : null}
+    </li>
+  );
+}
+
+export function ReferenceList({ messageId, ordered, knowledgeId, open, onToggle, highlighted }: ReferenceListProps) {
+  const t = useT();
+  const [othersOpen, setOthersOpen] = useState(false);
+  const listId = `refs-${messageId}`;
+  const othersId = `refs-other-${messageId}`;
+  const { cited, others } = ordered;
+  // A highlighted passage the answer does not cite still shows (its card is opened with it).
+  const othersShown = othersOpen || others.some((o) => o.reference.index === highlighted);
+  if (cited.length === 0 && others.length === 0) return null;
+  return (
+    <section className="mt-3" aria-label={t("refs.title", { count: cited.length })}>
+      {cited.length > 0 ? (
+        <>
+          <button
+            type="button"
+            aria-expanded={open}
+            aria-controls={listId}
+            data-testid="references-toggle"
+            onClick={onToggle}
+            className={cx("inline-flex items-center gap-1 rounded-md px-1 py-0.5 text-xs font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900", focusRing)}
           >
-            <div className="flex items-start gap-2">
-              <span className="mt-0.5 shrink-0 rounded bg-slate-100 px-1.5 text-xs font-semibold text-slate-700">[{ref.index}]</span>
-              <SourceLine reference={ref} knowledgeId={knowledgeId} />
-              {typeof ref.score === "number" ? (
-                <span className="shrink-0 text-xs tabular-nums text-slate-500" title={t("refs.score", { score: ref.score.toFixed(2) })}>
-                  {t("refs.score", { score: ref.score.toFixed(2) })}
-                </span>
-              ) : null}
-            </div>
-            {ref.quote ? <Quote text={ref.quote} /> : null}
-          </li>
-        ))}
-      </ol>
+            <ChevronIcon className={cx("transition-transform", open ? "" : "-rotate-90")} width={14} height={14} />
+            {t("refs.title", { count: cited.length })}
+          </button>
+          <ol id={listId} hidden={!open} data-testid="cited-references" className="mt-2 flex flex-col gap-2">
+            {cited.map((item) => (
+              <ReferenceCard key={item.reference.ref_id || item.reference.index} messageId={messageId} item={item} knowledgeId={knowledgeId} highlighted={highlighted === item.reference.index} />
+            ))}
+          </ol>
+        </>
+      ) : null}
+      {others.length > 0 ? (
+        <div className="mt-2">
+          <button
+            type="button"
+            aria-expanded={othersShown}
+            aria-controls={othersId}
+            data-testid="other-references-toggle"
+            onClick={() => setOthersOpen((v) => !v)}
+            className={cx("inline-flex items-center gap-1 rounded-md px-1 py-0.5 text-xs font-medium text-slate-500 hover:bg-slate-100 hover:text-slate-800", focusRing)}
+          >
+            <ChevronIcon className={cx("transition-transform", othersShown ? "" : "-rotate-90")} width={14} height={14} />
+            {t("refs.others", { count: others.length })}
+          </button>
+          <ol id={othersId} hidden={!othersShown} data-testid="other-references" className="mt-2 flex flex-col gap-2 opacity-90">
+            {others.map((item) => (
+              <ReferenceCard key={item.reference.ref_id || item.reference.index} messageId={messageId} item={item} knowledgeId={knowledgeId} highlighted={highlighted === item.reference.index} />
+            ))}
+          </ol>
+        </div>
+      ) : null}
     </section>
   );
 }

@@ -240,6 +240,15 @@ export const zh = {
   "history.current": "当前会话",
   "history.back": "返回对话",
 
+  // Answers and conversation experience (issue 20)
+  "refs.others": "其他检索到的段落 {count} 条（回答未引用）",
+  "files.failedCopy.FILE_TYPE_UNSUPPORTED": "无法读取这个文件的内容：文件可能已损坏、加密、是扫描件，或格式不受支持。",
+  "files.failedCopy.FILE_TOO_LARGE": "文件超出了处理限制（页数、大小或处理时间）。请拆分后重新上传。",
+  "files.failedCopy.generic": "解析失败。",
+  "files.failureDetail": "服务器详情：{detail}",
+  "a11y.skipToComposer": "跳到提问框（快捷键 /）",
+  // (end of issue 20 block)
+
   "flows.title": "流程画廊",
   "flows.subtitle": "用固定数据渲染助手的每一种状态，便于评审。不会发起网络请求。",
   // Knowledge graph tab (issue 19)
@@ -533,6 +542,15 @@ export const en = {
   "history.untitled": "Untitled conversation",
   "history.current": "Current conversation",
   "history.back": "Back to chat",
+
+  // Answers and conversation experience (issue 20)
+  "refs.others": "{count} other retrieved passages (not cited)",
+  "files.failedCopy.FILE_TYPE_UNSUPPORTED": "The file’s content could not be read: it may be damaged, encrypted, scanned, or of an unsupported kind.",
+  "files.failedCopy.FILE_TOO_LARGE": "The file exceeds a processing limit (pages, size or time). Split it and upload the parts.",
+  "files.failedCopy.generic": "Processing failed.",
+  "files.failureDetail": "Server detail: {detail}",
+  "a11y.skipToComposer": "Skip to the question box (shortcut /)",
+  // (end of issue 20 block)
 
   "flows.title": "Flow gallery",
   "flows.subtitle": "Every assistant state rendered from fixtures, for review. No network requests.",

@@ -27,9 +27,18 @@ export function locateTarget(doc: DocumentContent, target: Pick<ViewerTarget, "p
   const quote = target.quote ?? "";
   if (doc.pages && doc.pages.length > 0) {
     const page = doc.pages.find((p) => p.page === target.page) ?? null;
-    if (page) return { kind: "page", key: page.page, range: quote ? findQuoteRange(page.text, quote) : null };
+    const here = page && quote ? findQuoteRange(page.text, quote) : null;
+    if (page && (!quote || here?.complete)) return { kind: "page", key: page.page, range: here };
+    // A reference's page is where its passage starts; the sentence it quotes may sit on a later
+    // page of that passage. The page holding the whole quote wins, the nearest first.
     if (quote) {
-      for (const p of doc.pages) {
+      const byDistance = [...doc.pages].sort((a, b) => Math.abs(a.page - (target.page ?? 1)) - Math.abs(b.page - (target.page ?? 1)));
+      for (const p of byDistance) {
+        const range = findQuoteRange(p.text, quote);
+        if (range?.complete) return { kind: "page", key: p.page, range };
+      }
+      if (page) return { kind: "page", key: page.page, range: here };
+      for (const p of byDistance) {
         const range = findQuoteRange(p.text, quote);
         if (range) return { kind: "page", key: p.page, range };
       }

@@ -29,6 +29,19 @@ describe("withPdfPages", () => {
     expect(located).toMatchObject({ kind: "page", key: 2 });
     expect(located.range).not.toBeNull();
   });
+  it("opens the page that holds the whole quote when the passage starts on an earlier page", () => {
+    const sent = {
+      ...pdf,
+      pages: [
+        { page: 1, text: "The keeper lights the lamp at dusk. The Rotholm" },
+        { page: 2, text: "lighthouse was built in 1872. The Rotholm lighthouse was restored in 1990." },
+        { page: 3, text: "Visitors may climb the tower." },
+      ],
+    };
+    const located = locateTarget(sent, { page: 1, quote: "The Rotholm lighthouse was restored in 1990.", chunkId: "c1" });
+    expect(located).toMatchObject({ kind: "page", key: 2 });
+    expect(sent.pages[1]!.text.slice(located.range!.start, located.range!.end)).toBe("The Rotholm lighthouse was restored in 1990.");
+  });
   it("keeps chunks for text-only renderers, non-PDF files and server-sent pages", () => {
     expect(withPdfPages(pdf, false).pages).toBeNull();
     expect(withPdfPages(doc("docx", null, [chunk(1, null, null, "x")]), true).pages).toBeNull();

@@ -5,6 +5,8 @@
 export interface TextRange {
   start: number;
   end: number;
+  /** The whole quote matched (not only a prefix of it). */
+  complete?: boolean;
 }
 
 const ELLIPSIS = /^(?:\.{3}|…)+|(?:\.{3}|…)+$/g;
@@ -30,7 +32,7 @@ export function findQuoteRange(text: string, quote: string): TextRange | null {
     if (at >= 0) {
       const start = positions[at]!;
       const end = positions[at + len - 1]! + 1;
-      return { start, end };
+      return { start, end, complete: len === lowerQ.length };
     }
     // Halve the remaining length quickly, then the loop stops below the minimum.
     len = len > 64 ? Math.floor(len * 0.75) : len - Math.max(1, Math.floor(len / 8));

@@ -48,8 +48,11 @@ function FileRow({ file, progress, canWrite, onOpen, onAskDelete, onReparse }: {
   // A live stage from the stream is fresher than the last fetched status, while processing.
   const stage = processing && progress && progress.stage !== "success" && progress.stage !== "failed" ? progress.stage : file.status;
   const tone = STATUS_TONE[stage] ?? (isIndexingStatus(stage) ? "info" : "neutral");
-  const failure = file.status === "failed" ? (file.error_message || (file.error_code ? errorCopy(file.error_code, "").text : null)) : null;
-  const streamError = processing && progress?.error ? errorCopy(progress.error.code, progress.error.message).text : null;
+  // One language at a time: the reason is the UI's own copy for the code; the server's text
+  // (English, for logs and API clients) is only a detail under it.
+  const failureCode = file.status === "failed" ? (file.error_code ?? "") : processing && progress?.error ? progress.error.code : null;
+  const failureDetail = file.status === "failed" ? (file.error_message ?? "") : (progress?.error?.message ?? "");
+  const failure = failureCode === null ? null : failureCopy(t, errorCopy, failureCode);
   return (
     <li data-testid="file-row" data-file-id={file.id} data-status={stage} className="flex flex-col gap-2 px-4 py-3 hover:bg-slate-50/70">
       <div className="flex items-start gap-3">
@@ -105,20 +108,30 @@ function FileRow({ file, progress, canWrite, onOpen, onAskDelete, onReparse }: {
       {processing ? (
         <div className="pl-[3.25rem]">
           <ProgressBar value={progress?.percent ?? 0} label={statusLabel(t, stage)} />
-          <p className="mt-1 text-xs text-slate-500">
+          {/* The stage in the UI's copy and one percentage; the server's own progress text is English. */}
+          <p data-testid="file-progress" className="mt-1 text-xs text-slate-500">
             {statusLabel(t, stage)}
             {progress ? ` · ${Math.round(progress.percent)}%` : ""}
-            {progress?.message ? ` · ${progress.message}` : ""}
           </p>
         </div>
       ) : null}
-      {failure || streamError ? (
-        <p data-testid="file-error" className="ml-[3.25rem] rounded-lg bg-rose-50 px-2.5 py-1.5 text-xs text-rose-800">
-          {t("files.failureReason", { reason: (failure || streamError)! })}
-        </p>
+      {failure ? (
+        <div data-testid="file-error" data-code={failureCode} className="ml-[3.25rem] rounded-lg bg-rose-50 px-2.5 py-1.5 text-xs text-rose-800">
+          <p data-testid="file-error-text">{t("files.failureReason", { reason: failure })}</p>
+          {failureDetail ? (
+            <p data-testid="file-error-detail" lang="en" className="mt-0.5 text-[0.7rem] text-rose-700/80">
+              {t("files.failureDetail", { detail: failureDetail })}
+            </p>
+          ) : null}
+        </div>
       ) : null}
     </li>
   );
+}
+
+function failureCopy(t: Translate, errorCopy: (code: string, message: string) => { text: string }, code: string): string {
+  if (code === "FILE_TYPE_UNSUPPORTED" || code === "FILE_TOO_LARGE") return t(`files.failedCopy.${code}`);
+  return code ? errorCopy(code, "").text : t("files.failedCopy.generic");
 }
 
 function UploadRow({ item, onDismiss }: { item: UploadItem; onDismiss: () => void }) {

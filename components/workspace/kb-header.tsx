@@ -33,7 +33,10 @@ export function KbHeader({ kb }: { kb: KnowledgeSummary }) {
         {kb.description ? <p className="mt-0.5 line-clamp-2 text-sm text-slate-500">{kb.description}</p> : null}
         <p className="mt-1 flex flex-wrap gap-x-3 text-xs text-slate-500">
           <span>{t("kb.fileCount", { count: kb.file_count })}</span>
-          <span className="text-emerald-700">{t("kb.ready", { count: kb.ready_file_count })}</span>
+          {/* Green only when something is searchable: "0 可检索" on an empty KB is not good news. */}
+          <span data-testid="kb-ready-count" data-tone={kb.ready_file_count > 0 ? "success" : "neutral"} className={kb.ready_file_count > 0 ? "text-emerald-700" : undefined}>
+            {t("kb.ready", { count: kb.ready_file_count })}
+          </span>
           {kb.indexing_file_count > 0 ? <span className="text-sky-700">{t("kb.indexingCount", { count: kb.indexing_file_count })}</span> : null}
           {kb.failed_file_count > 0 ? <span className="text-rose-700">{t("kb.failedCount", { count: kb.failed_file_count })}</span> : null}
           <span>{formatBytes(kb.total_file_size)}</span>

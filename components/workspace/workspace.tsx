@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { useKnowledges, useMe } from "@/components/api/queries";
 import { isApiError, isUnauthenticated } from "@/components/api/http-client";
 import { AssistantSidebar } from "@/components/assistant/assistant-sidebar";
+import { readConversationLocation } from "@/components/assistant/conversation-url";
 import { resolveSelectedKb } from "@/components/assistant/assistant-status";
 import { useT } from "@/components/i18n/locale-store";
 import { GraphPanel } from "@/components/graph/graph-panel";
@@ -50,7 +51,8 @@ export function Workspace() {
   useEffect(() => {
     if (!kbs.data) return;
     const current = useWorkspaceStore.getState().selectedKbId;
-    const next = resolveSelectedKb(kbs.data, current ?? readStoredKbId());
+    // The KB in the URL (a reload, a shared conversation link) first, then the stored one.
+    const next = resolveSelectedKb(kbs.data, current ?? readConversationLocation().kb ?? readStoredKbId());
     if (next !== current) selectKb(next);
   }, [kbs.data, selectKb]);
 
@@ -76,6 +78,19 @@ export function Workspace() {
 
   return (
     <div className="flex h-dvh flex-col overflow-clip bg-slate-50">
+      {/* The first Tab stop: straight to the question box, past the KB list and every file row. */}
+      <a
+        href="#"
+        data-testid="skip-to-composer"
+        onClick={(e) => {
+          e.preventDefault();
+          if (!desktop) setSheet(true);
+          requestAnimationFrame(() => document.querySelector<HTMLTextAreaElement>("[data-testid=composer]")?.focus());
+        }}
+        className="sr-only rounded-lg bg-indigo-600 px-3 py-2 text-sm font-medium text-white focus:not-sr-only focus:absolute focus:left-3 focus:top-3 focus:z-50"
+      >
+        {t("a11y.skipToComposer")}
+      </a>
       <header className="flex h-14 shrink-0 items-center gap-2 border-b border-slate-200 bg-white px-3 sm:px-4">
         {!desktop ? (
           <Button variant="ghost" size="icon" aria-label={t("kb.openList")} aria-expanded={drawerOpen} onClick={() => setDrawer(true)}>
@@ -94,7 +109,8 @@ export function Workspace() {
           {!desktop ? (
             <Button variant="primary" size="sm" data-testid="assistant-open" aria-label={t("assistant.open")} onClick={() => setSheet(true)}>
               <ChatIcon />
-              <span className="hidden sm:inline">{t("assistant.title")}</span>
+              {/* Labelled on phones too: an unlabeled icon hid the assistant. */}
+              <span>{t("assistant.title")}</span>
             </Button>
           ) : null}
           <UserMenu me={me.data} />

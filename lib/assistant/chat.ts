@@ -13,7 +13,7 @@ import type { RetrievalHit, SourceSummary } from "@/lib/retrieval/types";
 import { acquireTurn, findConversation, loadHistory, releaseTurn, saveMessage, startConversationWithQuestion } from "./conversations";
 import { bindExternalRefs, listExternalRefs, type ExternalRef } from "./external-refs";
 import { DeltaBatcher } from "./delta-batcher";
-import { composeExtractiveAnswer, pieces } from "./engines/extractive";
+import { extractAnswer, pieces } from "./engines/extractive";
 import { MarkerFilter } from "./markers";
 import {
   buildCreativeMessages,
@@ -220,13 +220,15 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       return;
     }
 
-    outcome.references = toReferences(hits);
-    w.send("references", { items: outcome.references });
     const context = selectContext(hits, {
       maxChunks: env.PROMPT_MAX_CHUNKS,
       charsPerChunk: env.PROMPT_CHUNK_CHARS,
       totalChars: env.PROMPT_MAX_CHUNKS * env.PROMPT_CHUNK_CHARS,
     });
+    // The extractive answer is known before it streams: its references quote its sentences.
+    const extractive = !models.chat && p.input.answer_mode !== "references_only" ? extractAnswer(p.question, context) : null;
+    outcome.references = toReferences(hits, extractive?.quotes);
+    w.send("references", { items: outcome.references });
 
     if (p.input.answer_mode !== "references_only") {
       const filter = new MarkerFilter((n) => n >= 1 && n <= outcome.references.length);
@@ -243,7 +245,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       if (models.chat) {
         await answerWithModel(models.chat, p, history, hits, context, emit, outcome, signal);
       } else {
-        answerExtractively(p, context, emit);
+        answerExtractively(context, extractive?.text ?? "", emit);
       }
       batcher?.flush();
       const tail = filter.flush();
@@ -353,11 +355,8 @@ async function answerWithModel(
   }
 }
 
-function answerExtractively(p: Prepared, context: ContextBlock[], emit: (t: string) => void): void {
-  const text =
-    context.length === 0
-      ? `${NO_BASIS_ZH}（未配置生成模型，无法给出一般性建议。）`
-      : composeExtractiveAnswer(p.question, context);
+function answerExtractively(context: ContextBlock[], answer: string, emit: (t: string) => void): void {
+  const text = context.length === 0 ? `${NO_BASIS_ZH}（未配置生成模型，无法给出一般性建议。）` : answer;
   for (const piece of pieces(text)) emit(piece);
 }
 

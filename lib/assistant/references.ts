@@ -1,4 +1,5 @@
 import type { RetrievalHit } from "@/lib/retrieval/types";
+import { unwrapSoftBreaks } from "@/lib/retrieval/text/soft-breaks";
 
 // The reference items of SPEC §5, built from retrieval hits only (never from a model).
 export interface ReferenceItem {
@@ -20,7 +21,32 @@ export interface ReferenceItem {
 
 const QUOTE_CHARS = 300;
 
-export function toReferences(hits: RetrievalHit[]): ReferenceItem[] {
+/**
+ * A reference's quote when the answer quotes nothing particular from it: the passage's start,
+ * cut after a whole sentence (or, failing that, a whole word), never inside a word or a
+ * surrogate pair, so the viewer's highlight ends where a reader's eye does.
+ */
+export function cutQuote(content: string, max = QUOTE_CHARS): string {
+  const text = unwrapSoftBreaks(content).trim();
+  if (text.length <= max) return text;
+  const window = text.slice(0, max);
+  let cut = -1;
+  for (const m of window.matchAll(/[。！？；!?;]["'”’」』）)]*|\.(?=\s)/g)) cut = (m.index ?? 0) + m[0].length;
+  if (cut < max * 0.5) {
+    const space = window.search(/\s\S*$/);
+    const cjkTail = /[\u3400-\u9fff]$/.test(window);
+    cut = space >= max * 0.6 && !cjkTail ? space : max;
+  }
+  if (/[\ud800-\udbff]/.test(text[cut - 1] ?? "")) cut--;
+  return `${text.slice(0, cut).trimEnd()}…`;
+}
+
+/**
+ * `quotes`: reference index → the sentences the answer quotes from it (the extractive engine
+ * knows them before it streams), which become that reference's quote: the card shows, and the
+ * viewer highlights, the very sentence the answer relies on.
+ */
+export function toReferences(hits: RetrievalHit[], quotes?: ReadonlyMap<number, string>): ReferenceItem[] {
   return hits.map((h, i) => ({
     ref_id: `ref_${i + 1}`,
     index: i + 1,
@@ -29,7 +55,7 @@ export function toReferences(hits: RetrievalHit[]): ReferenceItem[] {
     page_start: h.pageStart,
     page_end: h.pageEnd,
     heading_path: h.headingPath,
-    quote: h.content.length > QUOTE_CHARS ? `${h.content.slice(0, QUOTE_CHARS)}…` : h.content,
+    quote: quotes?.get(i + 1) ?? cutQuote(h.content),
     score: Math.round(h.score * 1000) / 1000,
     chunk_id: h.chunkId,
     source_type: h.sourceType,

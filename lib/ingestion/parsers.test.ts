@@ -66,6 +66,24 @@ describe("PDF (unpdf)", () => {
   });
 });
 
+describe("PDF running headers and footers", () => {
+  it("drops a footer repeated on every page of a three-page PDF", async () => {
+    const { PDFDocument, StandardFonts } = await import("pdf-lib");
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    const body = ["The keeper lights the lamp at dusk.", "The Rotholm lighthouse was built in 1872.", "Visitors may climb the tower in summer."];
+    body.forEach((text, i) => {
+      const page = pdf.addPage([400, 300]);
+      page.drawText(text, { x: 40, y: 200, size: 12, font });
+      page.drawText(`Lighthouse manual page ${i + 1}/3`, { x: 40, y: 30, size: 9, font });
+    });
+    const doc = await parsePdf(await pdf.save(), budget());
+    const text = doc.blocks.map((b) => b.text).join("\n");
+    expect(text).not.toMatch(/Lighthouse manual/);
+    expect(find(doc, "Rotholm")).toMatchObject({ page: 2, text: "The Rotholm lighthouse was built in 1872." });
+  }, 30_000);
+});
+
 describe("DOCX (yauzl checks + mammoth)", () => {
   it("keeps headings, lists and tables", async () => {
     const doc = await parseDocx({ path: path.join(FIX, "report.docx") }, budget());
@@ -135,6 +153,30 @@ describe("Markdown", () => {
     expect(find(doc, "text c")?.headingPath).toEqual(["A", "C"]);
     expect(find(doc, "text b")?.headingPath).toEqual(["A", "B"]);
   });
+
+  it("joins a paragraph's and a list item's wrapped lines (soft breaks); a hard break stays", () => {
+    const md = [
+      "Administrators invite members from **Admin console → Members → Invite**. An invitation link is",
+      "valid for 7 days and can be used once.",
+      "",
+      "- **Session length**: members are signed out after 12 hours of inactivity by default (1 to 72",
+      "  hours).",
+      "- **External sharing**: off by default.",
+      "",
+      "第一行中文内容比较长，按固定宽度在这里",
+      "换行之后继续。",
+      "",
+      "Line one  ",
+      "line two",
+    ].join("\n");
+    const doc = parseMarkdown(Buffer.from(md), budget());
+    expect(doc.blocks.map((b) => b.text)).toEqual([
+      "Administrators invite members from **Admin console → Members → Invite**. An invitation link is valid for 7 days and can be used once.",
+      "- **Session length**: members are signed out after 12 hours of inactivity by default (1 to 72 hours).\n- **External sharing**: off by default.",
+      "第一行中文内容比较长，按固定宽度在这里换行之后继续。",
+      "Line one\nline two",
+    ]);
+  });
 });
 
 describe("HTML (htmlparser2)", () => {
@@ -172,5 +214,26 @@ describe("plain text", () => {
     expect(find(doc, "第二页第二段")?.page).toBe(2);
     const huge = Buffer.from(Array.from({ length: 10_000 }, (_, i) => `Page ${i + 1} text.`).join("\f"));
     expect(() => parseText(huge, budget())).toThrow(/10,000 pages.*limit is 2,000/);
+  });
+
+  it("joins lines wrapped at a fixed width; short lines and list items keep their breaks", () => {
+    const txt = [
+      "The backup tool copies the database and the file storage together so that they always",
+      "match. Daily backups are kept for 14 days by default; weekly backups for 8 weeks.",
+      "",
+      "Contact:",
+      "Support desk",
+      "support@example.com",
+      "",
+      "Steps to restore a backup from the command line of the server, in this order:",
+      "1. stop the application",
+      "2. run restore.sh",
+    ].join("\n");
+    const doc = parseText(Buffer.from(txt), budget());
+    expect(doc.blocks.map((b) => b.text)).toEqual([
+      "The backup tool copies the database and the file storage together so that they always match. Daily backups are kept for 14 days by default; weekly backups for 8 weeks.",
+      "Contact:\nSupport desk\nsupport@example.com",
+      "Steps to restore a backup from the command line of the server, in this order:\n1. stop the application\n2. run restore.sh",
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { joinMarkdownLines, joinSoft } from "@/lib/retrieval/text/soft-breaks";
 import type { ParseBudget, ParsedDocument } from "../types";
 import { BlockSink } from "./common";
 import { decodeUtf8 } from "./text";
@@ -13,7 +14,9 @@ const THEMATIC = /^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$/;
 /**
  * Markdown: ATX (`## x`) and setext (`x\n===`) headings build the heading path; fenced code is
  * kept verbatim (with its fences) as a code block; lists and pipe tables stay together.
- * Inline markup is kept as written (it is what a person sees in the source).
+ * Inline markup is kept as written (it is what a person sees in the source). Line breaks inside
+ * a paragraph or a list item are soft (CommonMark): the lines are joined, so a sentence wrapped
+ * at 100 columns stays one sentence in chunks, quotes and highlights.
  */
 export function parseMarkdown(data: Uint8Array, budget: ParseBudget): ParsedDocument {
   const lines = decodeUtf8(data).replace(/\r\n?/g, "\n").split("\n");
@@ -27,7 +30,9 @@ export function parseMarkdown(data: Uint8Array, budget: ParseBudget): ParsedDocu
   let para: string[] = [];
   let kind: "paragraph" | "list" | "table" = "paragraph";
   const flush = () => {
-    if (para.length) sink.add(kind, para.join("\n"));
+    // Paragraph lines are raw (a hard break needs their trailing spaces); list items and table
+    // rows were joined or trimmed as they came.
+    if (para.length) sink.add(kind, kind === "paragraph" ? joinMarkdownLines(para) : para.join("\n"));
     para = [];
     kind = "paragraph";
   };
@@ -63,7 +68,7 @@ export function parseMarkdown(data: Uint8Array, budget: ParseBudget): ParsedDocu
     const next = lines[i + 1];
     if (next !== undefined && kind === "paragraph" && !LIST_ITEM.test(line) && !TABLE_ROW.test(line)) {
       if (SETEXT_1.test(next) || (SETEXT_2.test(next) && (para.length > 0 || line.trim()))) {
-        const text = [...para, line].join(" ");
+        const text = [...para, line].map((l) => l.trim()).join(" ");
         para = [];
         sink.heading(SETEXT_1.test(next) ? 1 : 2, text);
         i++;
@@ -91,8 +96,12 @@ export function parseMarkdown(data: Uint8Array, budget: ParseBudget): ParsedDocu
       continue;
     }
     if (kind === "table") flush();
-    // A lazy continuation line of a list item stays in the list.
-    para.push(line.trim());
+    // A continuation line of a list item (indented or lazy) belongs to that item.
+    if (kind === "list" && para.length) {
+      para[para.length - 1] = joinSoft(para[para.length - 1]!, line.trim());
+      continue;
+    }
+    para.push(line);
   }
   flush();
   return { pageCount: null, blocks: sink.blocks };

@@ -80,8 +80,11 @@ function dropFurniture(pages: Line[][]): Line[][] {
     for (const k of edge) count.set(k, (count.get(k) ?? 0) + 1);
   }
   const repeated = new Set<string>();
-  if (pages.length >= 4) {
-    for (const [k, n] of count) if (n >= Math.max(3, 0.6 * pages.length)) repeated.add(k);
+  // Long documents: on most pages (a chapter opening may lack its header). Two or three pages
+  // ("Lighthouse manual page 1/3"): on every page.
+  const needed = pages.length >= 4 ? Math.max(3, 0.6 * pages.length) : pages.length;
+  if (pages.length >= 2) {
+    for (const [k, n] of count) if (n >= needed) repeated.add(k);
   }
   return pages.map((lines) =>
     lines.filter((l, i) => {

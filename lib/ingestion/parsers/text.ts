@@ -1,3 +1,4 @@
+import { unwrapSoftBreaks } from "@/lib/retrieval/text/soft-breaks";
 import { IngestionFailure, type ParseBudget, type ParsedDocument } from "../types";
 import { BlockSink } from "./common";
 
@@ -9,7 +10,9 @@ export function decodeUtf8(data: Uint8Array): string {
 /**
  * Plain text: paragraphs are separated by blank lines. Form feeds (\f, as written by
  * pdftotext and many exporters) are page breaks: such a file keeps page numbers, and the page
- * budget applies to it like to a PDF.
+ * budget applies to it like to a PDF. Lines wrapped at a fixed width inside a paragraph are
+ * joined (a long line that does not close a sentence, followed by one that starts no list item),
+ * so a sentence is not cut in two at its line end.
  */
 export function parseText(data: Uint8Array, budget: ParseBudget): ParsedDocument {
   const text = decodeUtf8(data);
@@ -28,7 +31,7 @@ export function parseText(data: Uint8Array, budget: ParseBudget): ParsedDocument
     if (i % 200 === 0) budget.check();
     const page = paged ? i + 1 : null;
     for (const para of pageText.replace(/\r\n?/g, "\n").split(/\n[ \t]*\n+/)) {
-      sink.add("paragraph", para, page);
+      sink.add("paragraph", unwrapSoftBreaks(para.replace(/[\t ]+/g, " ")), page);
     }
   });
   return { pageCount: paged ? pages.length : null, blocks: sink.blocks };

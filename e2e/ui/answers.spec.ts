@@ -1,0 +1,183 @@
+import path from "node:path";
+import type { Page } from "@playwright/test";
+import { expect, test, uniqueName } from "../pages/fixtures";
+import { WorkspacePage } from "../pages/workspace-page";
+
+// Answers a reader trusts and conversations that keep their place (issue 20), on the seeded
+// sample KB with the built-in extractive engine.
+const SAMPLE = "示例知识库";
+const INVITE = "How long is an invitation link valid?";
+const REFUND = "购买后多少天内可以申请全额退款？";
+const OFF_TOPIC = "量子引力的弦论解释";
+
+async function openSample(page: Page, url = "/"): Promise<WorkspacePage> {
+  const ws = new WorkspacePage(page);
+  await page.goto(url);
+  await expect(ws.userMenu).toBeVisible();
+  await ws.selectKb(SAMPLE);
+  await ws.assistant.waitForStatus("ready", 200_000);
+  return ws;
+}
+
+async function askAndWait(ws: WorkspacePage, question: string, phase: "done" | "error" = "done"): Promise<void> {
+  await ws.assistant.ask(question);
+  await expect(ws.assistant.lastAnswer()).toHaveAttribute("data-phase", phase, { timeout: 30_000 });
+}
+
+const conversationParam = (page: Page) => new URL(page.url()).searchParams.get("c");
+
+test.describe("answers and conversations", () => {
+  test.setTimeout(240_000);
+
+  test("a wrapped sentence is answered whole; cited references first in citation order, the rest collapsed; the extractive note once", async ({ page }) => {
+    const ws = await openSample(page);
+    const a = ws.assistant;
+    await a.newConversation();
+    await askAndWait(ws, INVITE);
+    const answer = a.lastAnswer();
+    const content = answer.getByTestId("answer-content");
+    // The source wraps this sentence after "An invitation link is": it must not come out in halves.
+    await expect(content).toContainText("An invitation link is valid for 7 days and can be used once.");
+    await expect(content).not.toContainText(/extractive|抽取式|摘自/i);
+    await expect(answer.getByTestId("extractive-note")).toHaveCount(1);
+
+    // The first marker a reader meets is [1], and the cited cards are numbered as cited.
+    await expect(answer.getByTestId("citation-marker").first()).toHaveAttribute("data-index", "1");
+    const cited = answer.getByTestId("cited-references").getByTestId("reference-card");
+    const markers = await answer.getByTestId("citation-marker").evaluateAll((els) => [...new Set(els.map((e) => e.getAttribute("data-index")))]);
+    await expect(cited).toHaveCount(markers.length);
+    await expect(cited.first()).toHaveAttribute("data-index", "1");
+    // The passages the answer does not cite are listed apart, collapsed until asked for.
+    const othersToggle = answer.getByTestId("other-references-toggle");
+    await expect(othersToggle).toBeVisible();
+    await expect(othersToggle).toHaveAttribute("aria-expanded", "false");
+    await expect(answer.getByTestId("other-references")).toBeHidden();
+    await othersToggle.click();
+    await expect(answer.getByTestId("other-references").getByTestId("reference-card").first()).toBeVisible();
+    // A marker still jumps to its card.
+    await answer.getByTestId("citation-marker").first().click();
+    await expect(a.referenceCard(1, answer)).toHaveAttribute("data-highlighted", "true");
+    // Quotes read as the source does: no Markdown markup; a table quote is a table.
+    await expect(answer.getByTestId("reference-quote").first()).toBeVisible();
+    await expect(answer.getByTestId("reference-quote").filter({ hasText: /\*\*|`/ })).toHaveCount(0);
+    await askAndWait(ws, "各产品线第二季度的收入分别是多少？");
+    const table = a.lastAnswer();
+    if (await table.getByTestId("other-references-toggle").isVisible()) await table.getByTestId("other-references-toggle").click();
+    await expect(table.getByTestId("reference-quote-table").first()).toBeVisible();
+    await expect(table.getByTestId("reference-quote-table").first()).toContainText("企业版订阅");
+  });
+
+  test("a restored conversation shows a no-context turn as it ended live", async ({ page }) => {
+    const ws = await openSample(page);
+    const a = ws.assistant;
+    await a.newConversation();
+    await askAndWait(ws, REFUND);
+    await askAndWait(ws, OFF_TOPIC, "error");
+    await expect(a.lastAnswer().getByTestId("message-error")).toHaveAttribute("data-code", "NO_RELEVANT_CONTEXT");
+    await expect.poll(() => conversationParam(page)).not.toBeNull();
+
+    await page.reload();
+    await a.waitForStatus("ready");
+    await expect(a.assistantMessages).toHaveCount(2);
+    const restored = a.lastAnswer();
+    await expect(restored).toHaveAttribute("data-phase", "error");
+    await expect(restored.getByTestId("message-error")).toHaveAttribute("data-code", "NO_RELEVANT_CONTEXT");
+    await expect(restored.getByTestId("message-error")).toContainText(/未在当前知识库中找到相关内容|Nothing relevant/);
+    await expect(a.assistantMessages.first().getByTestId("answer-content")).toContainText("30 天内");
+  });
+
+  test("each conversation has a URL: reload opens the one being read, back and forward walk them", async ({ page }) => {
+    const ws = await openSample(page);
+    const a = ws.assistant;
+    await a.newConversation();
+    await askAndWait(ws, REFUND);
+    await expect.poll(() => conversationParam(page)).not.toBeNull();
+    const first = conversationParam(page)!;
+    expect(new URL(page.url()).searchParams.get("kb")).toBeTruthy();
+
+    await a.newConversation();
+    await expect.poll(() => conversationParam(page)).toBeNull();
+    await askAndWait(ws, INVITE);
+    await expect.poll(() => conversationParam(page)).not.toBeNull();
+    const second = conversationParam(page)!;
+    expect(second).not.toBe(first);
+
+    // Open the older one from the history: its URL, and a reload keeps it (not the newest).
+    await a.historyToggle.click();
+    await a.conversationItems.filter({ hasText: REFUND.slice(0, 12) }).first().getByRole("button").first().click();
+    await expect(a.userMessages.first()).toContainText(REFUND.slice(0, 12));
+    await expect.poll(() => conversationParam(page)).toBe(first);
+    await page.reload();
+    await a.waitForStatus("ready");
+    await expect(a.userMessages).toHaveCount(1);
+    await expect(a.userMessages.first()).toContainText(REFUND.slice(0, 12));
+
+    // Back: the conversation read before; forward: this one again.
+    await page.goBack();
+    await expect.poll(() => conversationParam(page)).toBe(second);
+    await expect(a.userMessages.first()).toContainText(INVITE.slice(0, 12));
+    await page.goForward();
+    await expect.poll(() => conversationParam(page)).toBe(first);
+    await expect(a.userMessages.first()).toContainText(REFUND.slice(0, 12));
+
+    // A link to a conversation that does not exist opens a new one and says so in the URL.
+    const kb = new URL(page.url()).searchParams.get("kb")!;
+    await page.goto(`/?kb=${kb}&c=00000000-0000-0000-0000-000000000000`);
+    await a.waitForStatus("ready");
+    await expect(a.welcome).toBeVisible();
+    await expect.poll(() => conversationParam(page)).toBeNull();
+  });
+
+  test("when an answer finishes, the panel shows its start, not the middle of its references", async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 620 });
+    const ws = await openSample(page);
+    const a = ws.assistant;
+    await a.newConversation();
+    await askAndWait(ws, REFUND);
+    await askAndWait(ws, INVITE);
+    const answer = a.lastAnswer();
+    await expect(answer.getByTestId("answer-content")).toBeInViewport();
+    await expect(answer.getByTestId("reference-card").first()).toBeInViewport();
+  });
+
+  test("keyboard and phones: a skip link first, / focuses the question box, ArrowUp recalls the last question, the phone's assistant button has a label", async ({ page }) => {
+    const ws = await openSample(page);
+    const a = ws.assistant;
+    await a.newConversation();
+    await askAndWait(ws, REFUND);
+    await page.reload();
+    await a.waitForStatus("ready");
+    await expect(a.userMessages).toHaveCount(1);
+    await page.keyboard.press("Tab");
+    const skip = page.getByTestId("skip-to-composer");
+    await expect(skip).toBeFocused();
+    await expect(skip).toBeVisible();
+    await page.keyboard.press("Enter");
+    await expect(a.composer).toBeFocused();
+    await ws.kbTitle.click();
+    await expect(a.composer).not.toBeFocused();
+    await page.keyboard.press("/");
+    await expect(a.composer).toBeFocused();
+    await expect(a.composer).toHaveValue("");
+    await page.keyboard.press("ArrowUp");
+    await expect(a.composer).toHaveValue(REFUND);
+
+    await page.setViewportSize({ width: 390, height: 800 });
+    await expect(page.getByTestId("assistant-open")).toBeVisible();
+    await expect(page.getByTestId("assistant-open")).toHaveText(/知识库助手|助手|Assistant/);
+  });
+
+  test("one language at a time: a failed file's reason is the UI's copy, the server's English only a detail; 0 ready is not green", async ({ workspace }) => {
+    await workspace.goto();
+    await workspace.createKb(uniqueName("语言库"));
+    await expect(workspace.page.getByTestId("kb-ready-count")).toHaveAttribute("data-tone", "neutral");
+    await workspace.upload([path.join(process.cwd(), "e2e", "fixtures", "truncated.pdf")]);
+    const error = workspace.fileRow("truncated.pdf").getByTestId("file-error");
+    await expect(error).toBeVisible({ timeout: 90_000 });
+    const reason = error.getByTestId("file-error-text");
+    await expect(reason).toContainText("失败原因：");
+    await expect(reason).not.toContainText(/[A-Za-z]{4,}/);
+    await expect(error.getByTestId("file-error-detail")).toContainText("PDF");
+    await expect(workspace.page.getByTestId("kb-ready-count")).toHaveAttribute("data-tone", "neutral");
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import type { RetrievalHit } from "@/lib/retrieval/types";
+import { cutQuote, toReferences } from "./references";
+
+describe("reference quotes", () => {
+  it("cut after a whole sentence, else a whole word, never inside one", () => {
+    const en = `${"The keeper lights the lamp at dusk and checks the lens every evening. ".repeat(4)}The Rotholm lighthouse was built in 1872 on the northern cliffs of the island.`;
+    const q = cutQuote(en, 300);
+    expect(q.endsWith("evening.…")).toBe(true);
+    const words = "word ".repeat(80);
+    expect(cutQuote(words, 300)).toMatch(/word…$/);
+    expect(cutQuote("短句。", 300)).toBe("短句。");
+    // Soft line breaks of older chunks are joined in the quote.
+    expect(cutQuote("Administrators invite members from the admin console. An invitation link is\nvalid for 7 days.")).toBe(
+      "Administrators invite members from the admin console. An invitation link is valid for 7 days.",
+    );
+  });
+
+  it("quote the sentences the answer quotes when given", () => {
+    const hit = { content: "A. The budget is 2 M. C.", score: 0.9, fileId: "f", fileName: "f.md", pageStart: null, pageEnd: null, headingPath: "", chunkId: "c", sourceType: "knowledge_base", sourceId: "k", sourceUri: null, sourceName: "k" } as unknown as RetrievalHit;
+    const [withQuote, plain] = toReferences([hit, hit], new Map([[1, "The budget is 2 M."]]));
+    expect(withQuote!.quote).toBe("The budget is 2 M.");
+    expect(plain!.quote).toBe("A. The budget is 2 M. C.");
+  });
+});
