@@ -1,0 +1,145 @@
+// Fits the query-level answerability model (lib/retrieval/calibrate.ts) on the abstention
+// experiments of several benchmark sets at once, so that no coefficient is fitted to one set only:
+//
+//   node --conditions=react-server --import tsx scripts/bench-retrieval.ts --dataset ../shared/bench/cmrc2018-sent --abstention-only --features-out /tmp/cmrc.jsonl
+//   node --conditions=react-server --import tsx scripts/bench-retrieval.ts --dataset ../shared/bench/scifact-train --abstention-only --features-out /tmp/scifact.jsonl
+//   node --import tsx scripts/fit-answerability.ts /tmp/cmrc.jsonl /tmp/scifact.jsonl
+//
+// Logistic regression (IRLS, a small ridge) on the three lexical features, every set weighted
+// equally whatever its size. Reported: the pooled fit; a fit on each half (even / odd indexed
+// documents of every set) tested on the other half; a fit on each set alone tested on the other
+// set (how far a one-set fit carries); and for each, the largest τ at which every (set, half)
+// keeps the answerable questions wrongly refused ≤ the target, with the abstention it buys.
+import { readFileSync } from "node:fs";
+import { calibrateLexical, DEFAULT_LEXICAL_CALIBRATION } from "@/lib/retrieval/calibrate";
+
+interface Row {
+  dataset: string;
+  half: number;
+  answerable: number;
+  coverage: number;
+  matchedShare: number;
+  absentShare: number;
+}
+
+const files = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const target = Number(process.argv.find((a) => a.startsWith("--max-refused="))?.split("=")[1] ?? 0.03);
+const rows: Row[] = files.flatMap((f) =>
+  readFileSync(f, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Row),
+);
+const x = (r: Row) => [1, r.coverage, r.matchedShare, r.absentShare];
+const NAMES = ["intercept", "coverage", "matchedShare", "absentShare"];
+
+function sigmoid(z: number) {
+  return 1 / (1 + Math.exp(-z));
+}
+
+/** Solves A·v = b (small dense system, Gaussian elimination with partial pivoting). */
+function solve(a: number[][], b: number[]): number[] {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]!]);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[p]![c]!)) p = r;
+    [m[c], m[p]] = [m[p]!, m[c]!];
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = m[r]![c]! / m[c]![c]!;
+      for (let k = c; k <= n; k++) m[r]![k]! -= f * m[c]![k]!;
+    }
+  }
+  return m.map((row, i) => row[n]! / row[i]!);
+}
+
+/** Weighted logistic regression; each dataset's rows together weigh 1. */
+function fit(data: Row[], ridge = 1e-3): number[] {
+  const perSet = new Map<string, number>();
+  for (const r of data) perSet.set(r.dataset, (perSet.get(r.dataset) ?? 0) + 1);
+  const w = data.map((r) => 1 / perSet.get(r.dataset)!);
+  let beta = [0, 0, 0, 0];
+  for (let it = 0; it < 50; it++) {
+    const h = beta.map(() => beta.map(() => 0));
+    const g = beta.map(() => 0);
+    data.forEach((r, i) => {
+      const xi = x(r);
+      const p = sigmoid(xi.reduce((s, v, k) => s + v * beta[k]!, 0));
+      for (let a = 0; a < 4; a++) {
+        g[a]! += w[i]! * (r.answerable - p) * xi[a]!;
+        for (let b = 0; b < 4; b++) h[a]![b]! += w[i]! * p * (1 - p) * xi[a]! * xi[b]!;
+      }
+    });
+    for (let a = 1; a < 4; a++) {
+      h[a]![a]! += ridge;
+      g[a]! -= ridge * beta[a]!;
+    }
+    const step = solve(h, g);
+    beta = beta.map((v, k) => v + step[k]!);
+    if (Math.max(...step.map(Math.abs)) < 1e-9) break;
+  }
+  return beta;
+}
+
+/** What min_score 0.5 does to a question: the top score is min(cap, calibrated lexical of the best chunk). */
+function refusedAt(beta: number[], tau: number, r: Row): boolean {
+  if (!(r.coverage > 0)) return true;
+  const p = sigmoid(x(r).reduce((s, v, k) => s + v * beta[k]!, 0));
+  return p < tau || calibrateLexical(r.coverage, DEFAULT_LEXICAL_CALIBRATION) < 0.5;
+}
+
+function groups(data: Row[]) {
+  const m = new Map<string, Row[]>();
+  for (const r of data) {
+    const k = `${r.dataset} ${r.half === 0 ? "even" : "odd"}`;
+    if (!m.has(k)) m.set(k, []);
+    m.get(k)!.push(r);
+  }
+  return [...m.entries()].sort();
+}
+
+function rates(beta: number[], tau: number, data: Row[]) {
+  const ans = data.filter((r) => r.answerable === 1);
+  const un = data.filter((r) => r.answerable === 0);
+  return {
+    refused: ans.filter((r) => refusedAt(beta, tau, r)).length / (ans.length || 1),
+    abstained: un.filter((r) => refusedAt(beta, tau, r)).length / (un.length || 1),
+  };
+}
+
+/** Largest τ (step 0.005) at which every (set, half) of `data` stays within the refusal target. */
+function chooseTau(beta: number[], data: Row[]): number {
+  let best = 0;
+  for (let tau = 0.005; tau < 0.9; tau += 0.005) {
+    if (groups(data).every(([, g]) => rates(beta, tau, g).refused <= target)) best = Math.round(tau * 1000) / 1000;
+    else break;
+  }
+  return best;
+}
+
+const pct = (v: number) => `${(100 * v).toFixed(1)}%`;
+function report(title: string, train: Row[], test: Row[]) {
+  const beta = fit(train);
+  const tau = chooseTau(beta, train);
+  console.log(`\n### ${title}`);
+  console.log(`coefficients: ${NAMES.map((n, i) => `${n} ${beta[i]!.toFixed(3)}`).join(", ")}; τ ${tau} (largest with every training (set, half) ≤ ${pct(target)} wrongly refused)`);
+  console.log("| evaluated on | answerable wrongly refused | unanswerable abstained |");
+  console.log("| --- | ---: | ---: |");
+  for (const [k, g] of groups(test)) {
+    const r = rates(beta, tau, g);
+    console.log(`| ${k} | ${pct(r.refused)} | ${pct(r.abstained)} |`);
+  }
+  return { beta, tau };
+}
+
+const datasets = [...new Set(rows.map((r) => r.dataset))];
+console.log(`${rows.length} questions from ${datasets.join(", ")}; target: answerable wrongly refused ≤ ${pct(target)}`);
+const pooled = report("Pooled fit (all sets, both halves), evaluated on the same", rows, rows);
+for (const h of [0, 1]) {
+  report(`Fit on the ${h === 0 ? "even" : "odd"} halves of every set, evaluated on the ${h === 0 ? "odd" : "even"} halves`, rows.filter((r) => r.half === h), rows.filter((r) => r.half !== h));
+}
+if (datasets.length > 1) {
+  for (const d of datasets) report(`Fit on ${d} alone, evaluated on every set`, rows.filter((r) => r.dataset === d), rows);
+}
+console.log(`\nPooled model for calibrate.ts: ${JSON.stringify({ intercept: +pooled.beta[0]!.toFixed(3), coverage: +pooled.beta[1]!.toFixed(3), matchedShare: +pooled.beta[2]!.toFixed(3), absentShare: +pooled.beta[3]!.toFixed(3), tau: pooled.tau })}`);
