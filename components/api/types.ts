@@ -100,6 +100,12 @@ export interface SourceReference {
   source_name: string | null;
 }
 
+/** A question translated for retrieval into the documents' language (chat stream `retrieval` done). */
+export interface TranslatedQuery {
+  language: string;
+  query: string;
+}
+
 export interface RetrievalSourceStatus {
   source_type: string;
   status: "ok" | "empty" | "timeout" | "error" | "unavailable" | (string & {});

@@ -108,6 +108,11 @@ export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk 
             {t("chat.stopped")}
           </p>
         ) : null}
+        {message.translatedQueries?.length ? (
+          <p data-testid="translated-query" className="mt-2 text-xs text-slate-500">
+            {t("chat.translatedQuery", { queries: message.translatedQueries.map((q) => `“${q.query}”`).join(" · ") })}
+          </p>
+        ) : null}
         {message.engine === "extractive" && !working ? <p className="mt-2 text-xs text-slate-500">{t("chat.extractive")}</p> : null}
         <ReferenceList messageId={message.id} references={message.references} knowledgeId={knowledgeId} open={refsOpen} onToggle={() => setRefsOpen((v) => !v)} highlighted={highlighted} />
         {message.relatedQuestions && message.relatedQuestions.length > 0 && phase === "done" ? (

@@ -235,6 +235,9 @@ export const zh = {
 
   "flows.title": "流程画廊",
   "flows.subtitle": "用固定数据渲染助手的每一种状态，便于评审。不会发起网络请求。",
+
+  // Retrieval testing and evaluation (issue 21)
+  "chat.translatedQuery": "文档语言与问题不同，已同时按译文检索：{queries}",
 } as const;
 
 export type MessageKey = keyof typeof zh;
@@ -473,6 +476,9 @@ export const en = {
 
   "flows.title": "Flow gallery",
   "flows.subtitle": "Every assistant state rendered from fixtures, for review. No network requests.",
+
+  // Retrieval testing and evaluation (issue 21)
+  "chat.translatedQuery": "The documents are in another language; also searched as: {queries}",
 } as const satisfies Dictionary;
 
 export const dictionaries = { zh: zh as Dictionary, en: en as Dictionary };

@@ -7,6 +7,7 @@ import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { embedTexts } from "@/lib/models/embeddings";
 import { getModelConfig } from "@/lib/models/config";
 import { replaceFileChunks } from "@/lib/retrieval/index-writer";
+import { detectDocumentLanguage } from "@/lib/retrieval/text/language";
 import type { ChunkInput } from "@/lib/retrieval/types";
 import { chunkDocument } from "./chunker";
 import { parseFile } from "./parse";
@@ -361,6 +362,7 @@ export class IngestionRunner {
             embeddingStatus: emb.status,
             pageCount: doc.pageCount,
             chunkCount: written,
+            language: detectDocumentLanguage(chunks.map((c) => c.content)),
             errorCode: emb.status === "failed" ? "EMBEDDING_UNAVAILABLE" : null,
             errorMessage: emb.status === "failed" ? message : null,
           },
