@@ -190,7 +190,7 @@ function ctxFor(kb: string): RetrievalContext {
 
 async function runQueries(db: PrismaClient, kb: string, chunkToDoc: Map<string, string>, qs: Query[], topK = 20, answerabilityTau?: number | null) {
   const ranked = new Map<string, string[]>();
-  const top = new Map<string, { docs: string[]; scores: number[]; features?: AnswerabilityFeatures }>();
+  const top = new Map<string, { docs: string[]; scores: number[]; features?: AnswerabilityFeatures & Record<string, number> }>();
   const lat: number[] = [];
   const ctx = ctxFor(kb);
   // Warm-up (JIT, jieba dictionary, plan caches) is not measured.
@@ -202,7 +202,7 @@ async function runQueries(db: PrismaClient, kb: string, chunkToDoc: Map<string, 
     const ds = res.hits.map((h) => chunkToDoc.get(h.chunkId!) ?? "?");
     ranked.set(q.id, ds);
     const a = res.diagnostics.builtin?.answerability;
-    top.set(q.id, { docs: ds, scores: res.hits.map((h) => h.score), features: a && { coverage: a.coverage, matchedShare: a.matchedShare, absentShare: a.absentShare } });
+    top.set(q.id, { docs: ds, scores: res.hits.map((h) => h.score), features: a && { coverage: a.coverage, matchedShare: a.matchedShare, absentShare: a.absentShare, secondCoverage: a.secondCoverage, rarestMatchedShare: a.rarestMatchedShare, terms: a.terms.length } });
   }
   return { ranked, top, lat };
 }

@@ -13,7 +13,7 @@ export function readStoredKbId(): string | null {
   }
 }
 
-type MainTab = "files" | "viewer";
+type MainTab = "files" | "viewer" | "retrieval-test";
 
 interface WorkspaceState {
   selectedKbId: string | null;

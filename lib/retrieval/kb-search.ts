@@ -67,6 +67,11 @@ export interface AnswerabilityDiagnostics extends AnswerabilityFeatures {
   /** The cap every lexical score was held to (0.5 exactly at P = tau). */
   cap: number;
   tau: number | null;
+  /** Candidate features, reported for fitting (scripts/fit-answerability.ts), not used by the model:
+   * the second-best chunk's coverage, and the largest share of the query's weight in one term the
+   * best chunk contains. */
+  secondCoverage: number;
+  rarestMatchedShare: number;
   /** Query terms (after tokenizing) with their df in the searched KBs; df 0 = the KB lacks them. */
   terms: { term: string; df: number; weight: number }[];
 }
@@ -369,16 +374,24 @@ function capByAnswerability(
   const tokens = chunkFeatures(row).tokenSet;
   let matched = 0;
   let absent = 0;
+  let rarestMatched = 0;
   for (const t of terms) {
-    if (tokens.has(t.term)) matched += t.qtf * t.idf;
+    if (tokens.has(t.term)) {
+      matched += t.qtf * t.idf;
+      rarestMatched = Math.max(rarestMatched, t.qtf * t.idf);
+    }
     if (t.df === 0) absent += t.qtf * t.idf;
   }
+  let second = 0;
+  for (const c of cands) if (c !== best && c.lex !== null && c.lexRaw > second) second = c.lexRaw;
   const features: AnswerabilityFeatures = { coverage: best.lexRaw / idfMass, matchedShare: matched / idfMass, absentShare: absent / idfMass };
   const out: AnswerabilityDiagnostics = {
     ...features,
     probability: answerability(features),
     cap: tau === null ? 1 : answerabilityCap(features, { ...ANSWERABILITY, tau }),
     tau,
+    secondCoverage: second / idfMass,
+    rarestMatchedShare: rarestMatched / idfMass,
     terms: terms.map((t) => ({ term: t.term, df: t.df, weight: idfMass > 0 ? (t.qtf * t.idf) / idfMass : 0 })),
   };
   if (tau === null) return out;
