@@ -20,6 +20,7 @@ interface Row {
   coverage: number;
   matchedShare: number;
   absentShare: number;
+  [feature: string]: number | string;
 }
 
 const files = process.argv.slice(2).filter((a) => !a.startsWith("--"));
@@ -30,8 +31,11 @@ const rows: Row[] = files.flatMap((f) =>
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as Row),
 );
-const x = (r: Row) => [1, r.coverage, r.matchedShare, r.absentShare];
-const NAMES = ["intercept", "coverage", "matchedShare", "absentShare"];
+// --features=a,b,… tries other features the benchmark dumps (secondCoverage, rarestMatchedShare);
+// the model in calibrate.ts uses the default three.
+const FEATURES = (process.argv.find((a) => a.startsWith("--features="))?.split("=")[1] ?? "coverage,matchedShare,absentShare").split(",");
+const x = (r: Row) => [1, ...FEATURES.map((f) => Number(r[f] ?? 0))];
+const NAMES = ["intercept", ...FEATURES];
 
 function sigmoid(z: number) {
   return 1 / (1 + Math.exp(-z));
@@ -59,19 +63,19 @@ function fit(data: Row[], ridge = 1e-3): number[] {
   const perSet = new Map<string, number>();
   for (const r of data) perSet.set(r.dataset, (perSet.get(r.dataset) ?? 0) + 1);
   const w = data.map((r) => 1 / perSet.get(r.dataset)!);
-  let beta = [0, 0, 0, 0];
+  let beta = NAMES.map(() => 0);
   for (let it = 0; it < 50; it++) {
     const h = beta.map(() => beta.map(() => 0));
     const g = beta.map(() => 0);
     data.forEach((r, i) => {
       const xi = x(r);
       const p = sigmoid(xi.reduce((s, v, k) => s + v * beta[k]!, 0));
-      for (let a = 0; a < 4; a++) {
+      for (let a = 0; a < NAMES.length; a++) {
         g[a]! += w[i]! * (r.answerable - p) * xi[a]!;
-        for (let b = 0; b < 4; b++) h[a]![b]! += w[i]! * p * (1 - p) * xi[a]! * xi[b]!;
+        for (let b = 0; b < NAMES.length; b++) h[a]![b]! += w[i]! * p * (1 - p) * xi[a]! * xi[b]!;
       }
     });
-    for (let a = 1; a < 4; a++) {
+    for (let a = 1; a < NAMES.length; a++) {
       h[a]![a]! += ridge;
       g[a]! -= ridge * beta[a]!;
     }
@@ -142,4 +146,4 @@ for (const h of [0, 1]) {
 if (datasets.length > 1) {
   for (const d of datasets) report(`Fit on ${d} alone, evaluated on every set`, rows.filter((r) => r.dataset === d), rows);
 }
-console.log(`\nPooled model for calibrate.ts: ${JSON.stringify({ intercept: +pooled.beta[0]!.toFixed(3), coverage: +pooled.beta[1]!.toFixed(3), matchedShare: +pooled.beta[2]!.toFixed(3), absentShare: +pooled.beta[3]!.toFixed(3), tau: pooled.tau })}`);
+console.log(`\nPooled model for calibrate.ts: ${JSON.stringify({ ...Object.fromEntries(NAMES.map((n, i) => [n, +pooled.beta[i]!.toFixed(3)])), tau: pooled.tau })}`);
