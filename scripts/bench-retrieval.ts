@@ -16,7 +16,7 @@ import path from "node:path";
 import MiniSearch from "minisearch";
 import { openDatabase } from "@/lib/db/client";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
-import { ANSWERABILITY, DEFAULT_LEXICAL_CALIBRATION } from "@/lib/retrieval/calibrate";
+import { ANSWERABILITY, DEFAULT_LEXICAL_CALIBRATION, type AnswerabilityFeatures } from "@/lib/retrieval/calibrate";
 import { retrieve } from "@/lib/retrieval/core";
 import { replaceFileChunks } from "@/lib/retrieval/index-writer";
 import { tokenize, DEFAULT_TOKENIZE_OPTIONS } from "@/lib/retrieval/text/tokenize";
@@ -190,7 +190,7 @@ function ctxFor(kb: string): RetrievalContext {
 
 async function runQueries(db: PrismaClient, kb: string, chunkToDoc: Map<string, string>, qs: Query[], topK = 20, answerabilityTau?: number | null) {
   const ranked = new Map<string, string[]>();
-  const top = new Map<string, { docs: string[]; scores: number[] }>();
+  const top = new Map<string, { docs: string[]; scores: number[]; features?: AnswerabilityFeatures & Record<string, number> }>();
   const lat: number[] = [];
   const ctx = ctxFor(kb);
   // Warm-up (JIT, jieba dictionary, plan caches) is not measured.
@@ -201,7 +201,8 @@ async function runQueries(db: PrismaClient, kb: string, chunkToDoc: Map<string, 
     lat.push(performance.now() - t0);
     const ds = res.hits.map((h) => chunkToDoc.get(h.chunkId!) ?? "?");
     ranked.set(q.id, ds);
-    top.set(q.id, { docs: ds, scores: res.hits.map((h) => h.score) });
+    const a = res.diagnostics.builtin?.answerability;
+    top.set(q.id, { docs: ds, scores: res.hits.map((h) => h.score), features: a && { coverage: a.coverage, matchedShare: a.matchedShare, absentShare: a.absentShare, secondCoverage: a.secondCoverage, rarestMatchedShare: a.rarestMatchedShare, terms: a.terms.length } });
   }
   return { ranked, top, lat };
 }
@@ -266,21 +267,31 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 
 // ---------- abstention ----------
+// --features-out FILE: one JSON line per abstention question (half, answerable or not, the
+// answerability features of the default run) for scripts/fit-answerability.ts.
+const featuresOut = arg("features-out");
+
 async function abstention(lines: string[]) {
   const articles = [...new Set(docs.map((d) => articleOf(d.id)))];
+  const unit = sentenceIds ? "articles" : "documents";
   const minScore = 0.5;
+  const featureRows: string[] = [];
   lines.push("", "### Abstention (unanswerable questions)", "");
   lines.push(
-    `Half of the articles are indexed, the questions of the other half are asked (their answers are not in the KB). ` +
-      `Both halves are tried in turn. A question \"abstains\" when no hit reaches min_score ${minScore}. ` +
+    `Half of the ${unit} are indexed (even or odd position in the corpus), the questions whose evidence is all in the other half are asked (their answers are not in the KB); ` +
+      `questions with evidence in both halves are left out. Both halves are tried in turn. A question \"abstains\" when no hit reaches min_score ${minScore}; ` +
+      `an answerable question that abstains is "wrongly refused" (grounded mode would answer NO_RELEVANT_CONTEXT). ` +
       `Answerable Recall@5 is measured without a threshold and with it (hits below ${minScore} removed).`,
     "",
-    "| indexed half | unanswerable asked | abstained | answerable asked | Recall@5 (no threshold) | Recall@5 (min_score 0.5) | drop |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| indexed half | unanswerable asked | abstained | answerable asked | wrongly refused | Recall@5 (no threshold) | Recall@5 (min_score 0.5) | drop |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   );
-  const artOfQuery = (q: Query) => articleOf([...qrels.get(q.id)!.keys()][0]!);
+  const artsOfQuery = (q: Query) => [...qrels.get(q.id)!.keys()].map(articleOf);
   const ratios: { answerable: number[]; unanswerable: number[] } = { answerable: [], unanswerable: [] };
-  const taus: (number | null)[] = [null, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5];
+  // --taus a,b,…: the τ values of the trade-off table ("none" = no cap); default the list below.
+  const taus: (number | null)[] = arg("taus")
+    ? arg("taus")!.split(",").map((x) => (x === "none" ? null : Number(x)))
+    : [null, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5];
   const tradeoff: string[] = [];
   for (const parity of [0, 1]) {
     const inKb = new Set(articles.filter((_, i) => i % 2 === parity));
@@ -289,11 +300,15 @@ async function abstention(lines: string[]) {
       const db = h.prisma;
       const kb = await createKb(db, `abstention-${parity}`);
       const { chunkToDoc } = await indexDocs(db, kb, docs.filter((d) => inKb.has(articleOf(d.id))));
-      const answerable = queries.filter((q) => inKb.has(artOfQuery(q)));
-      const unanswerable = queries.filter((q) => !inKb.has(artOfQuery(q)));
+      const answerable = queries.filter((q) => artsOfQuery(q).every((x) => inKb.has(x)));
+      const unanswerable = queries.filter((q) => artsOfQuery(q).every((x) => !inKb.has(x)));
       const a = await runQueries(db, kb, chunkToDoc, answerable, 5);
       const u = await runQueries(db, kb, chunkToDoc, unanswerable, 5);
       const abstained = unanswerable.filter((q) => (u.top.get(q.id)!.scores[0] ?? 0) < minScore).length;
+      const refused = answerable.filter((q) => (a.top.get(q.id)!.scores[0] ?? 0) < minScore).length;
+      for (const [set, label] of [[a, 1], [u, 0]] as const) {
+        for (const [qid, t] of set.top) featureRows.push(JSON.stringify({ dataset: datasetName, half: parity, qid, answerable: label, ...(t.features ?? { coverage: 0, matchedShare: 0, absentShare: 0 }) }));
+      }
       const thresholded = new Map<string, string[]>();
       for (const q of answerable) {
         const t = a.top.get(q.id)!;
@@ -308,6 +323,7 @@ async function abstention(lines: string[]) {
         const ta = await runQueries(db, kb, chunkToDoc, answerable, 5, tau);
         const tu = await runQueries(db, kb, chunkToDoc, unanswerable, 5, tau);
         const ab = unanswerable.filter((q) => (tu.top.get(q.id)!.scores[0] ?? 0) < minScore).length;
+        const rf = answerable.filter((q) => (ta.top.get(q.id)!.scores[0] ?? 0) < minScore).length;
         const th = new Map<string, string[]>();
         for (const q of answerable) {
           const t = ta.top.get(q.id)!;
@@ -315,10 +331,10 @@ async function abstention(lines: string[]) {
         }
         const rm = evaluate(th, answerable).r5;
         const label = tau === null ? "none (per-hit calibration only)" : `${tau}${tau === ANSWERABILITY.tau ? " (default)" : ""}`;
-        tradeoff.push(`| ${parity === 0 ? "even" : "odd"} | ${label} | ${f1((100 * ab) / unanswerable.length)}% | ${f3(rm)} | ${f1(100 * (r0 - rm))} pts |`);
+        tradeoff.push(`| ${parity === 0 ? "even" : "odd"} | ${label} | ${f1((100 * ab) / unanswerable.length)}% | ${f1((100 * rf) / answerable.length)}% | ${f3(rm)} | ${f1(100 * (r0 - rm))} pts |`);
       }
       lines.push(
-        `| ${parity === 0 ? "even" : "odd"} articles (${inKb.size}) | ${unanswerable.length} | ${abstained} (${f1((100 * abstained) / unanswerable.length)}%) | ${answerable.length} | ${f3(r0)} | ${f3(r1)} | ${f1(100 * (r0 - r1))} pts |`,
+        `| ${parity === 0 ? "even" : "odd"} ${unit} (${inKb.size}) | ${unanswerable.length} | ${abstained} (${f1((100 * abstained) / unanswerable.length)}%) | ${answerable.length} | ${refused} (${f1((100 * refused) / answerable.length)}%) | ${f3(r0)} | ${f3(r1)} | ${f1(100 * (r0 - r1))} pts |`,
       );
       console.log(lines[lines.length - 1]);
     } finally {
@@ -330,10 +346,11 @@ async function abstention(lines: string[]) {
     "",
     "Trade-off over the answerability threshold τ (min_score 0.5 then keeps hits only when P(answerable) ≥ τ; calibrate.ts):",
     "",
-    "| indexed half | τ | unanswerable abstained | answerable Recall@5 | drop |",
-    "| --- | ---: | ---: | ---: | ---: |",
+    "| indexed half | τ | unanswerable abstained | answerable wrongly refused | answerable Recall@5 | drop |",
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
     ...tradeoff,
   );
+  if (featuresOut) writeFileSync(featuresOut, featureRows.join("\n") + "\n");
   // Distribution of the top hit's calibrated score (what min_score is compared with).
   const q = (xs: number[], p: number) => f3(pct(xs, p));
   lines.push(
@@ -410,7 +427,7 @@ async function scaleRun(lines: string[]) {
 async function main() {
   const lines: string[] = [];
   const started = new Date().toISOString().slice(0, 16).replace("T", " ");
-  const section = scale ? `${datasetName}-scale-${scale}` : datasetName;
+  const section = scale ? `${datasetName}-scale-${scale}` : flag("abstention-only") ? `${datasetName}-abstention` : datasetName;
   lines.push(
     `## ${datasetName}${scale ? ` — ${scale.toLocaleString("en")}-chunk latency` : ""}`,
     "",
@@ -421,6 +438,10 @@ async function main() {
   );
   if (scale) {
     await scaleRun(lines);
+  } else if (flag("abstention-only")) {
+    // Only the abstention experiment (fitting the answerability model); its own section.
+    lines[0] = `## ${datasetName} — abstention`;
+    await abstention(lines);
   } else {
     const h = await openFresh();
     let main: { m: Metrics; indexMs: number; lat: number[]; files: number; chunks: number };
@@ -452,7 +473,7 @@ async function main() {
       }
       lines.push("", `Query latency of retrieve(): mean ${f1(mean(main.lat))} ms (includes tokenizing, SQL BM25 with the hits' chunks, MMR).`);
     }
-    if (sentenceIds && !flag("no-abstention")) await abstention(lines);
+    if (!flag("no-abstention")) await abstention(lines);
   }
   const text = lines.join("\n");
   console.log(`\n${text}\n`);

@@ -13,6 +13,7 @@ import type {
   KnowledgeTreeItem,
   MeResponse,
   Page,
+  RetrievalTestResult,
   StoredMessage,
 } from "./types";
 
@@ -100,6 +101,13 @@ export function useMembers(kbId: string | null, enabled: boolean) {
     queryFn: () => api<{ items: KnowledgeMember[] }>(kbPath(kbId!, "/members")),
     enabled: !!kbId && enabled,
     select: (d) => d.items,
+  });
+}
+
+export function useRetrievalTest(kbId: string) {
+  return useMutation({
+    mutationFn: (input: { query: string; file_ids: string[] | null; top_k: number; min_score: number }) =>
+      api<RetrievalTestResult>(kbPath(kbId, "/retrieval-test"), { method: "POST", body: input }),
   });
 }
 

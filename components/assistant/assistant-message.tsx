@@ -110,6 +110,11 @@ export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk 
             {t("chat.stopped")}
           </p>
         ) : null}
+        {message.translatedQueries?.length ? (
+          <p data-testid="translated-query" className="mt-2 text-xs text-slate-500">
+            {t("chat.translatedQuery", { queries: message.translatedQueries.map((q) => `“${q.query}”`).join(" · ") })}
+          </p>
+        ) : null}
         {/* Said once, in the UI's language, and only under an answer that has text. */}
         {message.engine === "extractive" && !working && message.content ? (
           <p data-testid="extractive-note" className="mt-2 text-xs text-slate-500">

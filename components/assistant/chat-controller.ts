@@ -4,7 +4,7 @@
 import { fetchConversationMessages } from "@/components/api/queries";
 import { isApiError, kbPath } from "@/components/api/http-client";
 import { openSse } from "@/components/api/sse-client";
-import type { RetrievalSourceStatus, SourceReference } from "@/components/api/types";
+import type { RetrievalSourceStatus, SourceReference, TranslatedQuery } from "@/components/api/types";
 import { createDeltaBatcher } from "./delta-batcher";
 import { getChatSession, useChatStore } from "./chat-store";
 
@@ -69,6 +69,7 @@ export async function askQuestion(kbId: string, question: string, opts: AskOptio
               status: String(d.status ?? ""),
               hitCount: typeof d.hit_count === "number" ? d.hit_count : undefined,
               sources: Array.isArray(d.sources) ? (d.sources as RetrievalSourceStatus[]) : undefined,
+              translatedQueries: Array.isArray(d.translated_queries) ? (d.translated_queries as TranslatedQuery[]) : undefined,
             });
             break;
           case "references":

@@ -31,6 +31,10 @@ describe("chatReducer", () => {
       ["assistant", "pending"],
     ]);
   });
+  it("keeps the translated queries the retrieval summary reports", () => {
+    const s = run([ask, { type: "retrieval", status: "done", hitCount: 1, translatedQueries: [{ language: "en", query: "When does Zephyr launch?" }] }]);
+    expect(s.messages[1]!.translatedQueries).toEqual([{ language: "en", query: "When does Zephyr launch?" }]);
+  });
   it("follows start → retrieval → references → deltas → done", () => {
     const s = run([
       ask,

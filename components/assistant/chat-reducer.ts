@@ -1,6 +1,6 @@
 // Pure state transitions of one conversation in the sidebar, driven by the SSE events of
 // SPEC §5. Kept free of React and I/O so every transition is unit-tested.
-import type { RetrievalSourceStatus, SourceReference, StoredMessage } from "@/components/api/types";
+import type { RetrievalSourceStatus, SourceReference, StoredMessage, TranslatedQuery } from "@/components/api/types";
 
 export type AssistantPhase = "pending" | "retrieving" | "streaming" | "done" | "stopped" | "error";
 
@@ -24,6 +24,8 @@ export interface ChatMessage {
   serverId?: string | null;
   hitCount?: number | null;
   sources?: RetrievalSourceStatus[];
+  /** The question as translated for retrieval (cross-language KBs), shown under the answer. */
+  translatedQueries?: TranslatedQuery[];
 }
 
 export interface ChatSession {
@@ -38,7 +40,7 @@ export const emptySession = (): ChatSession => ({ conversationId: null, messages
 export type ChatAction =
   | { type: "ask"; userId: string; assistantId: string; question: string }
   | { type: "start"; conversationId: string; messageId: string | null }
-  | { type: "retrieval"; status: "searching" | "done" | string; hitCount?: number; sources?: RetrievalSourceStatus[] }
+  | { type: "retrieval"; status: "searching" | "done" | string; hitCount?: number; sources?: RetrievalSourceStatus[]; translatedQueries?: TranslatedQuery[] }
   | { type: "references"; items: SourceReference[] }
   | { type: "delta"; text: string }
   | { type: "related"; items: string[] }
@@ -74,7 +76,7 @@ export function chatReducer(s: ChatSession, a: ChatAction): ChatSession {
       return updateActive(s, (m) =>
         a.status === "searching"
           ? { ...m, phase: "retrieving" }
-          : { ...m, phase: m.phase === "retrieving" || m.phase === "pending" ? "streaming" : m.phase, hitCount: a.hitCount ?? null, sources: a.sources },
+          : { ...m, phase: m.phase === "retrieving" || m.phase === "pending" ? "streaming" : m.phase, hitCount: a.hitCount ?? null, sources: a.sources, translatedQueries: a.translatedQueries },
       );
     case "references":
       return updateActive(s, (m) => ({ ...m, references: [...a.items].sort((x, y) => x.index - y.index), phase: m.phase === "retrieving" || m.phase === "pending" ? "streaming" : m.phase }));

@@ -13,7 +13,7 @@ export function readStoredKbId(): string | null {
   }
 }
 
-type MainTab = "files" | "viewer" | "graph";
+type MainTab = "files" | "viewer" | "graph" | "retrieval-test";
 
 interface WorkspaceState {
   selectedKbId: string | null;

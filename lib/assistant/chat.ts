@@ -205,12 +205,15 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
         signal,
         readableKnowledgeIds: p.readable,
       },
-      { minScore, externalRefs: externalRefs.map((r) => ({ provider: r.provider, mode: r.mode as "explicit" | "all_accessible", id: r.id })) },
+      // translate: a question in a language no searchable file shares is also searched translated.
+      { minScore, translate: true, externalRefs: externalRefs.map((r) => ({ provider: r.provider, mode: r.mode as "explicit" | "all_accessible", id: r.id })) },
     );
     // The core has applied min_score to every source and kept the best top_k.
     const hits = result.hits;
     outcome.metadata.sources = result.sources;
-    w.send("retrieval", { status: "done", hit_count: hits.length, sources: summarize(result.sources, hits) });
+    const translated = result.translation.status === "ok" ? result.translation.queries : [];
+    if (translated.length) outcome.metadata.translated_queries = translated;
+    w.send("retrieval", { status: "done", hit_count: hits.length, sources: summarize(result.sources, hits), ...(translated.length ? { translated_queries: translated } : {}) });
 
     if (hits.length === 0 && p.input.answer_mode === "grounded") {
       outcome.finishReason = "no_context";

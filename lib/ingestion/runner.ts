@@ -8,6 +8,7 @@ import { recoverInterruptedGraphs, runGraphStage } from "@/lib/graph/stage";
 import { embedTexts } from "@/lib/models/embeddings";
 import { getModelConfig } from "@/lib/models/config";
 import { replaceFileChunks } from "@/lib/retrieval/index-writer";
+import { detectDocumentLanguage } from "@/lib/retrieval/text/language";
 import type { ChunkInput } from "@/lib/retrieval/types";
 import { chunkDocument } from "./chunker";
 import { parseFile } from "./parse";
@@ -390,6 +391,7 @@ export class IngestionRunner {
             embeddingStatus: emb.status,
             pageCount: doc.pageCount,
             chunkCount: written,
+            language: detectDocumentLanguage(chunks.map((c) => c.content)),
             errorCode: emb.status === "failed" ? "EMBEDDING_UNAVAILABLE" : null,
             errorMessage: emb.status === "failed" ? message : null,
           },

@@ -5,7 +5,9 @@ import { LRUCache } from "lru-cache";
 import type { RawDb } from "@/lib/db/client";
 import {
   ANSWERABILITY,
+  answerability,
   answerabilityCap,
+  type AnswerabilityFeatures,
   applyRerank,
   calibrateCosine,
   calibrateLexical,
@@ -14,7 +16,7 @@ import {
   lexicalRatio,
   type LexicalCalibration,
 } from "./calibrate";
-import { lexicalSearch, type LexicalChunk } from "./lexical";
+import { bm25Idf, lexicalSearch, type LexicalChunk } from "./lexical";
 import { mmrSelect } from "./mmr";
 import { tokenize } from "./text/tokenize";
 import type { RetrievalHit } from "./types";
@@ -53,14 +55,56 @@ export interface KbSearchDiagnostics {
   /** KBs holding vectors of another model (those are never compared; the KB needs re-indexing). */
   reindexRequired: string[];
   candidates: number;
+  /** The query-level answerability model's inputs and output (absent when no lexical hit). */
+  answerability?: AnswerabilityDiagnostics;
+  /** Per returned hit (by chunk id): every score that decided its rank (the retrieval test page). */
+  scores: Record<string, HitScores>;
+}
+
+export interface AnswerabilityDiagnostics extends AnswerabilityFeatures {
+  /** P(the KB answers the query). */
+  probability: number;
+  /** The cap every lexical score was held to (0.5 exactly at P = tau). */
+  cap: number;
+  tau: number | null;
+  /** Candidate features, reported for fitting (scripts/fit-answerability.ts), not used by the model:
+   * the second-best chunk's coverage, and the largest share of the query's weight in one term the
+   * best chunk contains. */
+  secondCoverage: number;
+  rarestMatchedShare: number;
+  /** Query terms (after tokenizing) with their df in the searched KBs; df 0 = the KB lacks them. */
+  terms: { term: string; df: number; weight: number }[];
+}
+
+export interface HitScores {
+  /** Raw BM25 + context + heading bonus. */
+  lexicalRaw: number;
+  /** Coverage ratio: lexicalRaw / the query's idf mass. */
+  lexicalRatio: number;
+  /** Calibrated lexical score before the answerability cap (null: vector-only candidate). */
+  lexicalCalibrated: number | null;
+  /** After the cap (what fusion used). */
+  lexical: number | null;
+  vectorCosine: number | null;
+  vector: number | null;
+  /** Fused before rerank. */
+  fused: number;
+  rerank: number | null;
+  final: number;
+  /** 1-based rank by relevance before MMR, and the position MMR picked it at. */
+  relevanceRank: number;
+  mmrPosition: number;
 }
 
 interface Candidate {
   chunkId: string;
   lex: number | null;
   lexRaw: number;
+  lexCal: number | null;
   vec: number | null;
   vecRaw: number;
+  fused: number;
+  rerank: number | null;
   score: number;
 }
 
@@ -69,7 +113,7 @@ function throwIfAborted(signal: AbortSignal) {
 }
 
 export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: RetrievalHit[]; diagnostics: KbSearchDiagnostics }> {
-  const diagnostics: KbSearchDiagnostics = { lexicalMs: 0, vector: "off", rerank: "off", reindexRequired: [], candidates: 0 };
+  const diagnostics: KbSearchDiagnostics = { lexicalMs: 0, vector: "off", rerank: "off", reindexRequired: [], candidates: 0, scores: {} };
   if (!p.knowledgeIds.length || (p.fileIds && !p.fileIds.length)) return { hits: [], diagnostics };
   throwIfAborted(p.signal);
   const tokens = tokenize(p.query);
@@ -110,20 +154,25 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
   const [lex, vec] = await Promise.all([lexicalP, vectorP]);
   throwIfAborted(p.signal);
 
-  const idfMass = lex.terms.reduce((s, t) => s + t.qtf * t.idf, 0);
+  // Evidence weights: a term the searched KBs lack counts as a term seen once (see evidenceTerms).
+  const terms = evidenceTerms(lex.terms, lex.n);
+  const idfMass = terms.reduce((s, t) => s + t.qtf * t.idf, 0);
   const byId = new Map<string, Candidate>();
   for (const h of lex.hits) {
     byId.set(h.chunkId, {
       chunkId: h.chunkId,
       lexRaw: h.score,
       lex: calibrateLexical(lexicalRatio(h.score, idfMass), p.calibration ?? DEFAULT_LEXICAL_CALIBRATION),
+      lexCal: null,
       vec: null,
       vecRaw: -2,
+      fused: 0,
+      rerank: null,
       score: 0,
     });
   }
   for (const h of vec) {
-    const c = byId.get(h.chunkId) ?? { chunkId: h.chunkId, lexRaw: 0, lex: null, vec: null, vecRaw: -2, score: 0 };
+    const c = byId.get(h.chunkId) ?? { chunkId: h.chunkId, lexRaw: 0, lex: null, lexCal: null, vec: null, vecRaw: -2, fused: 0, rerank: null, score: 0 };
     c.vec = calibrateCosine(h.cosine);
     c.vecRaw = h.cosine;
     byId.set(h.chunkId, c);
@@ -145,8 +194,10 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
     );
     for (const r of rows) rowById.set(r.id, r);
   }
-  addHeadingBonus(cands, rowById, lex.terms, idfMass, p.calibration ?? DEFAULT_LEXICAL_CALIBRATION);
-  if (p.answerabilityTau !== null) capByAnswerability(cands, rowById, lex.terms, idfMass, p.answerabilityTau ?? ANSWERABILITY.tau);
+  addHeadingBonus(cands, rowById, terms, idfMass, p.calibration ?? DEFAULT_LEXICAL_CALIBRATION);
+  for (const c of cands) c.lexCal = c.lex;
+  diagnostics.answerability = capByAnswerability(cands, rowById, terms, idfMass, p.answerabilityTau === null ? null : (p.answerabilityTau ?? ANSWERABILITY.tau));
+  for (const c of cands) c.fused = c.score;
   // Dedupe: same chunk id is already merged; identical content (a file uploaded twice under
   // another name, repeated boilerplate) keeps its best-scored copy.
   cands.sort(byScore);
@@ -165,7 +216,10 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
     try {
       const scores = await p.rerank(p.query, pool.map((x) => x.r.content), p.signal);
       if (scores.length === pool.length) {
-        pool.forEach((x, i) => (x.c.score = applyRerank(x.c.score, scores[i])));
+        pool.forEach((x, i) => {
+          x.c.rerank = Number.isFinite(scores[i]) ? scores[i]! : null;
+          x.c.score = applyRerank(x.c.score, scores[i]);
+        });
         diagnostics.rerank = "ok";
       } else diagnostics.rerank = "error";
     } catch (e) {
@@ -175,6 +229,8 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
     pool.sort((a, b) => byScore(a.c, b.c));
   }
 
+  pool.sort((a, b) => byScore(a.c, b.c));
+  const relevanceRank = new Map(pool.map((x, i) => [x.c.chunkId, i + 1]));
   const lambda = p.mmrLambda ?? 0.85;
   if (lambda < 1 && pool.length > p.topK) {
     const picked = mmrSelect(
@@ -184,7 +240,23 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
     );
     pool = picked.map((i) => pool[i]!);
   } else pool = pool.slice(0, p.topK);
+  const mmrPosition = new Map(pool.map((x, i) => [x.c.chunkId, i + 1]));
   pool.sort((a, b) => byScore(a.c, b.c));
+  for (const { c } of pool) {
+    diagnostics.scores[c.chunkId] = {
+      lexicalRaw: c.lexRaw,
+      lexicalRatio: lexicalRatio(c.lexRaw, idfMass),
+      lexicalCalibrated: c.lexCal,
+      lexical: c.lex,
+      vectorCosine: c.vec === null ? null : c.vecRaw,
+      vector: c.vec,
+      fused: c.fused,
+      rerank: c.rerank,
+      final: c.score,
+      relevanceRank: relevanceRank.get(c.chunkId) ?? 0,
+      mmrPosition: mmrPosition.get(c.chunkId) ?? 0,
+    };
+  }
 
   const hits: RetrievalHit[] = pool.map(({ c, r }) => ({
     id: r.id,
@@ -293,25 +365,56 @@ function capByAnswerability(
   rowById: Map<string, LexicalChunk>,
   terms: { term: string; qtf: number; df: number; idf: number }[],
   idfMass: number,
-  tau: number,
-) {
+  tau: number | null,
+): AnswerabilityDiagnostics | undefined {
   let best: Candidate | undefined;
   for (const c of cands) if (c.lex !== null && rowById.has(c.chunkId) && (!best || c.lexRaw > best.lexRaw)) best = c;
-  if (!best || !(idfMass > 0)) return;
+  if (!best || !(idfMass > 0)) return undefined;
   const row = rowById.get(best.chunkId)!;
   const tokens = chunkFeatures(row).tokenSet;
   let matched = 0;
   let absent = 0;
+  let rarestMatched = 0;
   for (const t of terms) {
-    if (tokens.has(t.term)) matched += t.qtf * t.idf;
+    if (tokens.has(t.term)) {
+      matched += t.qtf * t.idf;
+      rarestMatched = Math.max(rarestMatched, t.qtf * t.idf);
+    }
     if (t.df === 0) absent += t.qtf * t.idf;
   }
-  const cap = answerabilityCap({ coverage: best.lexRaw / idfMass, matchedShare: matched / idfMass, absentShare: absent / idfMass }, { ...ANSWERABILITY, tau });
+  let second = 0;
+  for (const c of cands) if (c !== best && c.lex !== null && c.lexRaw > second) second = c.lexRaw;
+  const features: AnswerabilityFeatures = { coverage: best.lexRaw / idfMass, matchedShare: matched / idfMass, absentShare: absent / idfMass };
+  const out: AnswerabilityDiagnostics = {
+    ...features,
+    probability: answerability(features),
+    cap: tau === null ? 1 : answerabilityCap(features, { ...ANSWERABILITY, tau }),
+    tau,
+    secondCoverage: second / idfMass,
+    rarestMatchedShare: rarestMatched / idfMass,
+    terms: terms.map((t) => ({ term: t.term, df: t.df, weight: idfMass > 0 ? (t.qtf * t.idf) / idfMass : 0 })),
+  };
+  if (tau === null) return out;
   for (const c of cands) {
-    if (c.lex === null || c.lex <= cap) continue;
-    c.lex = cap;
+    if (c.lex === null || c.lex <= out.cap) continue;
+    c.lex = out.cap;
     c.score = fuseScores(c.lex, c.vec);
   }
+  return out;
+}
+
+/**
+ * The weights the query's evidence is measured in (calibration's denominator, the answerability
+ * features). BM25's idf of a term with df 0 is the largest there is, which says "rarer than
+ * anything here" — but a KB lacking a word says only that it is at most as frequent as a word
+ * seen once. Weighing it above the rarest word the KB does hold let the ordinary words of a
+ * question ("leave" in "Which warehouse did shipment 123405 leave?") outweigh the ID it matched
+ * in a small KB; as a word seen once it weighs like the ID (docs/benchmarks-retrieval.md,
+ * "Question words"). In large KBs the two idfs differ by ln 3 at most, on both benchmark sets.
+ */
+export function evidenceTerms<T extends { df: number; idf: number }>(terms: readonly T[], n: number): T[] {
+  const seenOnce = bm25Idf(Math.max(n, 1), 1);
+  return terms.map((t) => (t.df > 0 ? t : { ...t, idf: Math.min(t.idf, seenOnce) }));
 }
 
 /** Calibrated scores saturate near 1, so ties fall back to the raw signals, then the id. */

@@ -9,6 +9,9 @@ import { getModelConfig, type ModelConfig } from "@/lib/models/config";
 import { embedTexts } from "@/lib/models/embeddings";
 import { rerank as callRerank } from "@/lib/models/rerank";
 import { retrieve, type ExternalSource, type RetrieveOptions, type RetrievalResultWithDiagnostics } from "./core";
+import { BUILTIN_SOURCE_TYPE } from "./kb-search";
+import { documentLanguages, planTranslation, translateQuery, type QueryTranslation } from "./query-translation";
+import type { TextLanguage } from "./text/language";
 import type { RerankFunction } from "./kb-search";
 import { createBuiltinKbProvider } from "./providers/builtin-kb";
 import { createHttpProvider } from "./providers/http-provider";
@@ -39,14 +42,28 @@ export interface ExternalRefBinding {
   id: string;
 }
 
+/** What happened to a cross-language question (query-translation.ts); "off" = no translation was needed or possible. */
+export interface TranslationSummary {
+  status: "off" | "ok" | "error";
+  from: TextLanguage | null;
+  documentLanguages: TextLanguage[];
+  queries: QueryTranslation[];
+  /** Why a translation failed (logs only). */
+  error?: string;
+}
+
+export interface RuntimeRetrieveOptions extends Omit<RetrieveOptions, "externalProviders"> {
+  externalRefs?: ExternalRefBinding[];
+  /** Translate a question whose language no searched file shares (needs a chat model; default false). */
+  translate?: boolean;
+}
+
+export type RuntimeRetrievalResult = RetrievalResultWithDiagnostics & { translation: TranslationSummary };
+
 export interface RetrievalRuntime {
   registry: ProviderRegistry;
   /** retrieve() with the app database, env min_score and provider timeout, and the bound external sources. */
-  retrieve(
-    request: RetrievalRequest,
-    ctx: RetrievalContext,
-    opts?: Omit<RetrieveOptions, "externalProviders"> & { externalRefs?: ExternalRefBinding[] },
-  ): Promise<RetrievalResultWithDiagnostics>;
+  retrieve(request: RetrievalRequest, ctx: RetrievalContext, opts?: RuntimeRetrieveOptions): Promise<RuntimeRetrievalResult>;
   close(): Promise<void>;
 }
 
@@ -161,20 +178,70 @@ export function buildRetrievalRuntime(): RetrievalRuntime {
   return {
     registry,
     async retrieve(request, ctx, opts = {}) {
-      const { externalRefs, ...rest } = opts;
+      const { externalRefs, translate, ...rest } = opts;
       // Read per call (cheap), so the functions always follow the current model configuration.
-      const models = modelFunctions();
-      return retrieve(request, ctx, {
+      const cfg = getModelConfig();
+      const models = modelFunctions(cfg);
+      const base: RetrieveOptions = {
         minScore: env.RETRIEVAL_MIN_SCORE,
         timeoutMs: env.PROVIDER_TIMEOUT_MS,
         embedding: models.embedding,
         rerank: models.rerank,
         ...rest,
         db: rest.db ?? (await getRawDb()),
-        externalProviders: externalSourcesFor(registry, externalRefs),
-      });
+      };
+      const off: TranslationSummary = { status: "off", from: null, documentLanguages: [], queries: [] };
+      const original = () => retrieve(request, ctx, { ...base, externalProviders: externalSourcesFor(registry, externalRefs) });
+      const kbIds = Array.isArray(request?.knowledgeBaseIds) ? request.knowledgeBaseIds.filter((id) => ctx.readableKnowledgeIds.has(id)) : [];
+      if (!translate || !cfg.chat || !kbIds.length || typeof request.query !== "string") return { ...(await original()), translation: off };
+      const fileIds = Array.isArray(request.filters?.fileIds) && request.filters.fileIds.length ? request.filters.fileIds : null;
+      const plan = planTranslation(request.query, await documentLanguages(base.db!, kbIds, fileIds));
+      const summary: TranslationSummary = { status: "off", from: plan.from, documentLanguages: plan.documentLanguages, queries: [] };
+      if (!plan.targets.length) return { ...(await original()), translation: summary };
+      const chat = cfg.chat;
+      // The original question runs meanwhile (names and IDs match in any language).
+      const [first, translated] = await Promise.all([
+        original(),
+        Promise.all(plan.targets.map(async (language) => ({ language, query: await translateQuery(chat, request.query, language, ctx.signal) }))).then(
+          (qs) => ({ ok: true as const, qs }),
+          (e: unknown) => {
+            if (ctx.signal.aborted) throw e;
+            return { ok: false as const, error: e instanceof Error ? e.message : String(e) };
+          },
+        ),
+      ]);
+      if (!translated.ok) return { ...first, translation: { ...summary, status: "error", error: translated.error } };
+      const queries = translated.qs.filter((q) => q.query);
+      const others = await Promise.all(queries.map((q) => retrieve({ ...request, query: q.query }, ctx, { ...base, externalProviders: [] })));
+      return { ...mergeResults(first, others, request.topK), translation: { ...summary, status: "ok", queries } };
     },
     close: () => registry.close(),
+  };
+}
+
+/**
+ * The original question's result with the built-in hits of its translations: every hit keeps its
+ * best score (one chunk found in two languages is one hit), best first, top_k kept; external
+ * sources were asked once, with the original question.
+ */
+export function mergeResults(first: RetrievalResultWithDiagnostics, others: RetrievalResultWithDiagnostics[], topK: number): RetrievalResultWithDiagnostics {
+  const best = new Map<string, RetrievalResultWithDiagnostics["hits"][number]>();
+  for (const h of [first, ...others].flatMap((r) => r.hits)) {
+    const prior = best.get(h.id);
+    if (!prior || h.score > prior.score) best.set(h.id, h);
+  }
+  const hits = [...best.values()].sort((a, b) => b.score - a.score).slice(0, topK);
+  const builtinCount = hits.filter((h) => h.sourceType === BUILTIN_SOURCE_TYPE).length;
+  const sources = first.sources.map((s) => {
+    if (s.source_type !== BUILTIN_SOURCE_TYPE) return { ...s, count: hits.filter((h) => h.sourceType === s.source_type).length };
+    const okSomewhere = [first, ...others].some((r) => r.sources.some((x) => x.source_type === BUILTIN_SOURCE_TYPE && x.status === "ok"));
+    return { ...s, status: builtinCount ? ("ok" as const) : okSomewhere ? ("empty" as const) : s.status, count: builtinCount };
+  });
+  const scores = Object.assign({}, ...[...others].reverse().map((r) => r.diagnostics.builtin?.scores ?? {}), first.diagnostics.builtin?.scores ?? {});
+  return {
+    hits,
+    sources,
+    diagnostics: { ...first.diagnostics, builtin: first.diagnostics.builtin && { ...first.diagnostics.builtin, scores } },
   };
 }
 

@@ -22,7 +22,7 @@ export const DEFAULT_TOKENIZE_OPTIONS: Required<TokenizeOptions> = { searchMode:
 const CJK_RE = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
 const CJK_ONLY_RE = /^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+$/;
 // Runs of letters/digits (any script) with an optional decimal/version tail such as 3.5 or 2.0.1.
-const WORD_RE = /\p{N}+(?:[.,]\p{N}+)*|[\p{L}\p{M}\p{N}]+(?:['’][\p{L}]+)?/gu;
+export const WORD_RE = /\p{N}+(?:[.,]\p{N}+)*|[\p{L}\p{M}\p{N}]+(?:['’][\p{L}]+)?/gu;
 const MAX_TOKEN_CHARS = 64;
 
 // The dictionaries live on globalThis: Next bundles this module into several chunks (the
@@ -45,6 +45,11 @@ function toSimplified(s: string): string {
   // Character-level Traditional (Taiwan/HK variants included) → Simplified; identity on Simplified.
   g.__kaT2s ??= OpenCC.Converter({ from: "tw", to: "cn" });
   return g.__kaT2s(s);
+}
+
+/** Traditional → Simplified (character level; identity on Simplified and on other scripts). */
+export function simplifyChinese(s: string): string {
+  return toSimplified(s);
 }
 
 /** Builds the dictionaries now (at server start) instead of on the first text that needs them. */

@@ -1,0 +1,129 @@
+import "server-only";
+// The retrieval test page (issue 21): one question through the same runtime retrieve() the chat
+// uses, with the chat's defaults (top_k 8, pool 2 × top_k, env min_score, the configured
+// embedding and rerank models), in references_only semantics: it never calls a chat model (so no
+// translation either; the page says when the chat would translate). Every hit comes with every
+// score that decided its rank, and the page learns whether grounded mode would answer at the
+// chosen min_score and, if not, why. The caller has checked write access to the KB.
+import { getRawDb } from "@/lib/db/client";
+import { getEnv } from "@/lib/env";
+import { getModelConfig } from "@/lib/models/config";
+import type { AnswerabilityDiagnostics, HitScores } from "./kb-search";
+import { documentLanguages, planTranslation } from "./query-translation";
+import { getRetrievalRuntime } from "./runtime";
+import { matchedRanges } from "./text/highlight";
+import type { TextLanguage } from "./text/language";
+import { tokenize } from "./text/tokenize";
+
+export interface RetrievalTestInput {
+  query: string;
+  file_ids: string[] | null;
+  top_k: number | null;
+  min_score: number | null;
+}
+
+export type GroundedVerdict =
+  | { answer: true; reason: "ok" }
+  /** nothing in the KB shares a word with the question (and no vector match) */
+  | { answer: false; reason: "no_match" }
+  /** the question's evidence as a whole is too weak: its answerability cap is below min_score */
+  | { answer: false; reason: "answerability"; cap: number }
+  /** the best hit itself scores below min_score */
+  | { answer: false; reason: "below_min_score"; best: number };
+
+export interface RetrievalTestHit {
+  rank: number;
+  chunk_id: string;
+  file_id: string | null;
+  file_name: string;
+  page_start: number | null;
+  page_end: number | null;
+  heading_path: string;
+  quote: string;
+  /** Character ranges of `quote` holding query terms. */
+  highlights: [number, number][];
+  score: number;
+  passes_min_score: boolean;
+  scores: HitScores | null;
+}
+
+export interface RetrievalTestResult {
+  query: string;
+  top_k: number;
+  min_score: number;
+  candidate_pool: number;
+  models: { embedding: string | null; rerank: string | null };
+  signals: { lexical: "ok"; vector: "off" | "ok" | "error"; rerank: "off" | "ok" | "error" };
+  terms: { term: string; df: number; weight: number }[];
+  answerability: (Omit<AnswerabilityDiagnostics, "terms">) | null;
+  grounded: GroundedVerdict;
+  /** Whether the chat would also search a translation (it has a chat model; this page never calls it). */
+  translation: { question_language: TextLanguage | null; document_languages: TextLanguage[]; chat_would_translate: boolean };
+  hits: RetrievalTestHit[];
+  took_ms: number;
+}
+
+export const DEFAULT_TEST_TOP_K = 8;
+/** Quotes shown in full up to this length (chunks are ~650 characters by default). */
+const MAX_QUOTE_CHARS = 2000;
+
+export async function runRetrievalTest(
+  ctx: { userId: string; sessionId: string; knowledgeId: string; signal: AbortSignal },
+  input: RetrievalTestInput,
+): Promise<RetrievalTestResult> {
+  const env = getEnv();
+  const cfg = getModelConfig();
+  const topK = input.top_k ?? DEFAULT_TEST_TOP_K;
+  const minScore = input.min_score ?? env.RETRIEVAL_MIN_SCORE;
+  const runtime = getRetrievalRuntime();
+  // min_score 0 here: every hit is shown, and each says whether it passes the chosen min_score.
+  const res = await runtime.retrieve(
+    { query: input.query, topK, knowledgeBaseIds: [ctx.knowledgeId], filters: input.file_ids?.length ? { fileIds: input.file_ids } : null },
+    { ownerId: ctx.userId, sessionId: ctx.sessionId, turnId: "retrieval-test", traceId: "retrieval-test", signal: ctx.signal, readableKnowledgeIds: new Set([ctx.knowledgeId]) },
+    { minScore: 0 },
+  );
+  const b = res.diagnostics.builtin;
+  const termSet = new Set(tokenize(input.query));
+  const hits: RetrievalTestHit[] = res.hits.map((h, i) => {
+    const quote = h.content.length > MAX_QUOTE_CHARS ? `${h.content.slice(0, MAX_QUOTE_CHARS)}…` : h.content;
+    return {
+      rank: i + 1,
+      chunk_id: h.chunkId ?? h.id,
+      file_id: h.fileId,
+      file_name: h.fileName,
+      page_start: h.pageStart,
+      page_end: h.pageEnd,
+      heading_path: h.headingPath,
+      quote,
+      highlights: matchedRanges(quote, termSet),
+      score: h.score,
+      passes_min_score: h.score >= minScore,
+      scores: (h.chunkId && b?.scores[h.chunkId]) || null,
+    };
+  });
+  const a = b?.answerability;
+  const best = hits[0]?.score ?? 0;
+  let grounded: GroundedVerdict;
+  if (!hits.length) grounded = { answer: false, reason: "no_match" };
+  else if (best >= minScore) grounded = { answer: true, reason: "ok" };
+  else if (a && a.tau !== null && a.cap < minScore && (hits[0]!.scores?.lexicalCalibrated ?? 0) >= minScore) grounded = { answer: false, reason: "answerability", cap: a.cap };
+  else grounded = { answer: false, reason: "below_min_score", best };
+
+  const kbLangs = await documentLanguages(await getRawDb(), [ctx.knowledgeId], input.file_ids?.length ? input.file_ids : null);
+  const plan = planTranslation(input.query, kbLangs);
+  const { terms, ...answerability } = a ?? { terms: [] };
+  return {
+    query: input.query,
+    top_k: topK,
+    min_score: minScore,
+    candidate_pool: topK * 2,
+    models: { embedding: cfg.embedding?.model ?? null, rerank: cfg.rerank?.model ?? null },
+    signals: { lexical: "ok", vector: b?.vector ?? "off", rerank: b?.rerank ?? "off" },
+    terms,
+    answerability: a ? (answerability as Omit<AnswerabilityDiagnostics, "terms">) : null,
+    grounded,
+    translation: { question_language: plan.from, document_languages: plan.documentLanguages, chat_would_translate: !!cfg.chat && plan.targets.length > 0 },
+    hits,
+    took_ms: Math.round(res.diagnostics.tookMs),
+  };
+}
