@@ -16,6 +16,12 @@ const envSchema = z.object({
   AUTH_MODE: z.enum(["local", "password"]).optional(),
   // Behind https (a TLS-terminating proxy) session cookies get the Secure flag.
   PUBLIC_ORIGIN: z.string().url().optional(),
+  // Extra host names (comma-separated) this server answers to, besides localhost, the loopback
+  // addresses, HOST and PUBLIC_ORIGIN's host. Any other Host header is refused (DNS rebinding).
+  ALLOWED_HOSTS: z.string().default(""),
+  // Addresses or CIDR ranges (comma-separated) of reverse proxies whose X-Forwarded-For is
+  // believed. Empty: the client is the connection's peer, forwarded headers are ignored.
+  TRUSTED_PROXIES: z.string().default(""),
   DATABASE_URL: z.string().url().optional(),
   // PostgreSQL server only: connections the chat's raw-SQL pool may open (Prisma's pool gets
   // this plus INGEST_CONCURRENCY). See lib/db/client.ts for why small.

@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   "EMAIL_TAKEN",
   "INVALID_CREDENTIALS",
   "USER_NOT_FOUND",
+  "HOST_NOT_ALLOWED",
   "INTERNAL_ERROR",
 ] as const;
 
@@ -57,6 +58,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   EMAIL_TAKEN: "An account with this e-mail already exists.",
   INVALID_CREDENTIALS: "E-mail or password is wrong.",
   USER_NOT_FOUND: "No user with this e-mail.",
+  HOST_NOT_ALLOWED: "This server does not answer to that host name.",
   INTERNAL_ERROR: "Something went wrong on our side.",
 };
 

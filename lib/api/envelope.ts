@@ -26,6 +26,8 @@ function bigintSafe(_key: string, value: unknown) {
 function statusFor(code: ErrorCode): number {
   if (code === "UNAUTHENTICATED") return 401;
   if (code === "PAYLOAD_TOO_LARGE") return 413;
+  // 421 Misdirected Request: a Host header this server does not serve (DNS rebinding).
+  if (code === "HOST_NOT_ALLOWED") return 421;
   return 200;
 }
 
