@@ -62,9 +62,17 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   INTERNAL_ERROR: "Something went wrong on our side.",
 };
 
+// Next bundles this module into several chunks (instrumentation, each route), each with its own
+// AppError class: an error thrown by the retrieval runtime (created at boot) is not `instanceof`
+// the class a route's mapper sees. So an AppError is recognised by a process-wide brand
+// (Symbol.for is shared across chunks) and a known code, never by its class identity.
+const BRAND = Symbol.for("knowledge-assistant.AppError");
+const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: unknown;
+  readonly [BRAND] = true;
   constructor(code: ErrorCode, message?: string, details?: unknown) {
     super(message ?? DEFAULT_MESSAGES[code]);
     this.name = "AppError";
@@ -74,7 +82,9 @@ export class AppError extends Error {
 }
 
 export function isAppError(e: unknown): e is AppError {
-  return e instanceof AppError;
+  if (typeof e !== "object" || e === null) return false;
+  const branded = e as { [BRAND]?: unknown; code?: unknown; message?: unknown };
+  return branded[BRAND] === true && typeof branded.code === "string" && KNOWN_CODES.has(branded.code) && typeof branded.message === "string";
 }
 
 export function defaultMessage(code: ErrorCode): string {
