@@ -72,13 +72,27 @@ const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: unknown;
+  /** What a user or API client is told; `message` may hold internal detail for the log. */
+  readonly publicMessage: string;
   readonly [BRAND] = true;
-  constructor(code: ErrorCode, message?: string, details?: unknown) {
+  /**
+   * `opts.publicMessage`: for failures whose message names internals (an upstream model's URL, its
+   * error body), the text shown instead; the full message goes to the server log only.
+   */
+  constructor(code: ErrorCode, message?: string, details?: unknown, opts?: { publicMessage?: string }) {
     super(message ?? DEFAULT_MESSAGES[code]);
     this.name = "AppError";
     this.code = code;
     this.details = details;
+    this.publicMessage = opts?.publicMessage ?? this.message;
   }
+}
+
+/** The user-facing text of an AppError (see `publicMessage`); logs the internal detail if any. */
+export function publicMessageOf(e: AppError, logLabel = "[api]"): string {
+  const shown = typeof e.publicMessage === "string" ? e.publicMessage : e.message;
+  if (shown !== e.message) console.warn(`${logLabel} ${e.code}: ${e.message}`);
+  return shown;
 }
 
 export function isAppError(e: unknown): e is AppError {

@@ -4,7 +4,7 @@ import type { Principal } from "@/lib/auth/session";
 import { getDb, getRawDb, type Db, type RawDb } from "@/lib/db/client";
 import { getKnowledgeSummary } from "@/lib/db/knowledges";
 import { getEnv } from "@/lib/env";
-import { AppError, isAppError } from "@/lib/errors";
+import { AppError, isAppError, publicMessageOf } from "@/lib/errors";
 import { completeChat, streamChat, thinkingOffExtras, type ChatMessage, type ChatUsage } from "@/lib/models/chat";
 import { getModelConfig, type ChatModelConfig } from "@/lib/models/config";
 import { isAbortError } from "@/lib/models/http";
@@ -270,7 +270,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       if (!isAppError(e)) console.error("[assistant] turn failed", e);
       outcome.finishReason = "error";
       outcome.metadata.error_code = code;
-      terminal = { event: "error", data: { code, message: isAppError(e) ? e.message : "Something went wrong on our side." } };
+      terminal = { event: "error", data: { code, message: isAppError(e) ? publicMessageOf(e, "[assistant]") : "Something went wrong on our side." } };
     }
   } finally {
     batcher?.flush();
