@@ -94,6 +94,11 @@ export function resetEnvForTests(): void {
 
 /** Refuses an unsafe combination before the server listens (called from instrumentation). */
 export function assertSafeToServe(env: Env): void {
+  for (const item of env.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean)) {
+    if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(item)) {
+      throw new Error(`TRUSTED_PROXIES: "${item}" is not an IP address or CIDR range (comma-separated, e.g. 10.0.0.1,10.1.0.0/16).`);
+    }
+  }
   if (env.AUTH_MODE === "local" && !isLoopbackHost(env.HOST)) {
     throw new Error(
       `AUTH_MODE=local signs everyone in as the local owner, so it may only bind to a loopback address; HOST=${env.HOST} is not one. Set AUTH_MODE=password or HOST=127.0.0.1.`,

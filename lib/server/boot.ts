@@ -6,6 +6,7 @@ import { seedSampleKnowledge } from "@/lib/ingestion/sample";
 import { startIngestionRunner, stopIngestionRunner } from "@/lib/ingestion/runner";
 import { closeRetrievalRuntime, getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import { loadTokenizer } from "@/lib/retrieval/text/tokenize";
+import { installPeerAddressStamp } from "./peer-address";
 
 // The composition root of the server process: configuration, database (migrations applied),
 // retrieval providers (validated at start, SPEC §8), the first-start sample KB and the
@@ -18,6 +19,8 @@ export function bootServer(): Promise<void> {
 }
 
 async function boot(): Promise<void> {
+  // First, so no request is read without its peer address (sign-in limits, TRUSTED_PROXIES).
+  installPeerAddressStamp();
   let env;
   try {
     env = getEnv();
