@@ -1,9 +1,11 @@
 import "server-only";
 import { ensureLocalOwner } from "@/lib/auth/session";
-import { closeDb, getDb } from "@/lib/db/client";
+import { recoverInterruptedTurns } from "@/lib/assistant/turn-recovery";
+import { closeDb, getDb, getRawDb } from "@/lib/db/client";
 import { assertSafeToServe, getEnv } from "@/lib/env";
 import { seedSampleKnowledge } from "@/lib/ingestion/sample";
 import { startIngestionRunner, stopIngestionRunner } from "@/lib/ingestion/runner";
+import { cleanupTempFiles } from "@/lib/ingestion/storage";
 import { closeRetrievalRuntime, getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import { loadTokenizer } from "@/lib/retrieval/text/tokenize";
 import { installPeerAddressStamp } from "./peer-address";
@@ -26,6 +28,14 @@ async function boot(): Promise<void> {
     env = getEnv();
     assertSafeToServe(env);
     const db = await getDb();
+    // Temp files of uploads cut short by a crash were never acknowledged. The embedded database
+    // admits one process per data directory, so every temp file there is a dead process's; with a
+    // PostgreSQL server other instances may share the files directory, so only old ones go.
+    const swept = await cleanupTempFiles(env.DATA_DIR, env.DATABASE_URL ? 60 * 60 * 1000 : 0);
+    if (swept > 0) console.log(`[knowledge-assistant] removed ${swept} temp file(s) of interrupted uploads`);
+    // Answers cut off by a crash are marked interrupted and their conversations freed at once.
+    const recovered = await recoverInterruptedTurns(await getRawDb(), { embedded: !env.DATABASE_URL });
+    if (recovered > 0) console.log(`[knowledge-assistant] ${recovered} answer(s) interrupted by the last stop marked as such`);
     await getRetrievalRuntime();
     // The word dictionaries (~100–180 ms to build) are loaded before the first question needs them.
     loadTokenizer();
