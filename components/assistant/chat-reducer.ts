@@ -120,7 +120,9 @@ export function fromStored(items: StoredMessage[]): ChatMessage[] {
       lastQuestion = m.content;
       return { id: m.id, serverId: m.id, role: "user", content: m.content, references: [], phase: "done" };
     }
-    const aborted = m.finish_reason === "aborted";
+    // "interrupted": the server stopped mid-answer (crash, restart) and kept what was said;
+    // "streaming": another tab's answer still being written. Both show as a stopped answer.
+    const aborted = m.finish_reason === "aborted" || m.finish_reason === "interrupted" || m.finish_reason === "streaming";
     const failed = m.finish_reason === "error";
     return {
       id: m.id,

@@ -136,6 +136,10 @@ export const SESSIONS = {
     const b = builder("stopped");
     return session([b.user(Q), b.assistant({ phase: "stopped", finishReason: "aborted", content: ANSWER.slice(0, 90), references: [PDF_REF, DOCX_REF] })]);
   },
+  interrupted: () => {
+    const b = builder("interrupted");
+    return session([b.user(Q), b.assistant({ phase: "stopped", finishReason: "interrupted", content: ANSWER.slice(0, 60), references: [PDF_REF] })]);
+  },
   long: () => {
     const b = builder("long");
     const refs: SourceReference[] = Array.from({ length: 8 }, (_, i) => ({

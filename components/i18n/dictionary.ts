@@ -167,6 +167,9 @@ export const zh = {
   "chat.retrieving": "正在检索知识库…",
   "chat.thinking": "正在整理答案…",
   "chat.stopped": "已停止生成",
+  // Security and fault fixes (issue 16): answers cut off by a server stop, external links.
+  "chat.interrupted": "回答因服务中断而未完成，以下为中断前已生成的内容。",
+  "chat.streamingElsewhere": "回答仍在生成中（在其他窗口），刷新后可查看完整内容。",
   "chat.extractive": "摘录模式：答案由检索到的原文片段组成，未使用大模型。",
   "chat.related": "相关问题",
   "chat.found": "找到 {count} 条可能相关的引用",
@@ -405,6 +408,9 @@ export const en = {
   "chat.retrieving": "Searching the knowledge base…",
   "chat.thinking": "Composing the answer…",
   "chat.stopped": "Stopped",
+  // Security and fault fixes (issue 16): answers cut off by a server stop, external links.
+  "chat.interrupted": "The answer was cut off when the server stopped; this is what was written before.",
+  "chat.streamingElsewhere": "This answer is still being written (in another window); reload to see all of it.",
   "chat.extractive": "Extractive mode: the answer is assembled from retrieved passages, without a language model.",
   "chat.related": "Related questions",
   "chat.found": "Found {count} possibly relevant references",

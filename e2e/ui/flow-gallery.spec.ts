@@ -19,6 +19,7 @@ const STATES = [
   "no-relevant-context",
   "model-error",
   "stopped",
+  "interrupted",
   "long-answer",
   "untrusted-content",
   "history",
@@ -41,6 +42,13 @@ test.describe("flow gallery", () => {
       await testInfo.attach(`state-${id}`, { body: await state.screenshot(), contentType: "image/png" });
     }
     expect(consoleErrors).toEqual([]);
+  });
+
+  test("an answer cut off by a server stop keeps its text and says why", async ({ gallery }) => {
+    await gallery.goto();
+    const state = gallery.state("interrupted");
+    await expect(state.getByTestId("stopped-indicator")).toContainText("服务中断");
+    await expect(gallery.state("stopped").getByTestId("stopped-indicator")).toHaveText("已停止生成");
   });
 
   test("disabled states show their reason and disable the composer", async ({ gallery }) => {
