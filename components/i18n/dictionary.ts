@@ -170,6 +170,10 @@ export const zh = {
   // Security and fault fixes (issue 16): answers cut off by a server stop, external links.
   "chat.interrupted": "回答因服务中断而未完成，以下为中断前已生成的内容。",
   "chat.streamingElsewhere": "回答仍在生成中（在其他窗口），刷新后可查看完整内容。",
+  "link.title": "打开外部链接？",
+  "link.body": "该链接由回答内容提供，将在新窗口打开以下网站：",
+  "link.open": "打开链接",
+  "link.query": "链接带有参数，打开时这些内容会发送给该网站。如不确定，请取消。",
   "chat.extractive": "摘录模式：答案由检索到的原文片段组成，未使用大模型。",
   "chat.related": "相关问题",
   "chat.found": "找到 {count} 条可能相关的引用",
@@ -411,6 +415,10 @@ export const en = {
   // Security and fault fixes (issue 16): answers cut off by a server stop, external links.
   "chat.interrupted": "The answer was cut off when the server stopped; this is what was written before.",
   "chat.streamingElsewhere": "This answer is still being written (in another window); reload to see all of it.",
+  "link.title": "Open an external link?",
+  "link.body": "This link comes from the answer text. It opens this site in a new window:",
+  "link.open": "Open link",
+  "link.query": "The link carries parameters that will be sent to that site when it opens. Cancel if unsure.",
   "chat.extractive": "Extractive mode: the answer is assembled from retrieved passages, without a language model.",
   "chat.related": "Related questions",
   "chat.found": "Found {count} possibly relevant references",
