@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 // Configuration is read and validated once; every other module asks getEnv().
@@ -92,10 +93,25 @@ export function resetEnvForTests(): void {
   cached = undefined;
 }
 
+function isAddressOrRange(item: string): boolean {
+  try {
+    if (item.includes("/")) ipaddr.parseCIDR(item);
+    else ipaddr.parse(item.replace(/^\[|\]$/g, ""));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Refuses an unsafe combination before the server listens (called from instrumentation). */
 export function assertSafeToServe(env: Env): void {
+  for (const item of env.ALLOWED_HOSTS.split(",").map((s) => s.trim()).filter(Boolean)) {
+    if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(:\d{1,5})?$/.test(item)) {
+      throw new Error(`ALLOWED_HOSTS: "${item}" is not a host name (comma-separated names, e.g. kb.example.com,kb-01.lan).`);
+    }
+  }
   for (const item of env.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean)) {
-    if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(item)) {
+    if (!isAddressOrRange(item)) {
       throw new Error(`TRUSTED_PROXIES: "${item}" is not an IP address or CIDR range (comma-separated, e.g. 10.0.0.1,10.1.0.0/16).`);
     }
   }
