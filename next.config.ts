@@ -16,6 +16,9 @@ const csp = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+// The same value as the original-download route's own header (app/v1/…/original/route.ts).
+const ORIGINAL_CSP = "sandbox; default-src 'none'";
+
 const nextConfig: NextConfig = {
   poweredByHeader: false,
   // Native and WASM packages are loaded by Node at run time, not bundled (STACK-NOTES).
@@ -45,6 +48,12 @@ const nextConfig: NextConfig = {
           { key: "X-Frame-Options", value: "DENY" },
           { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=()" },
         ],
+      },
+      {
+        // Uploaded originals keep their route's stricter policy: these headers override what a
+        // route handler sets, and the last rule for a key wins, so the sandbox is restated here.
+        source: "/v1/knowledges/:kb_id/files/:file_id/original",
+        headers: [{ key: "Content-Security-Policy", value: ORIGINAL_CSP }],
       },
     ];
   },

@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 // Configuration is read and validated once; every other module asks getEnv().
@@ -16,6 +17,12 @@ const envSchema = z.object({
   AUTH_MODE: z.enum(["local", "password"]).optional(),
   // Behind https (a TLS-terminating proxy) session cookies get the Secure flag.
   PUBLIC_ORIGIN: z.string().url().optional(),
+  // Extra host names (comma-separated) this server answers to, besides localhost, the loopback
+  // addresses, HOST and PUBLIC_ORIGIN's host. Any other Host header is refused (DNS rebinding).
+  ALLOWED_HOSTS: z.string().default(""),
+  // Addresses or CIDR ranges (comma-separated) of reverse proxies whose X-Forwarded-For is
+  // believed. Empty: the client is the connection's peer, forwarded headers are ignored.
+  TRUSTED_PROXIES: z.string().default(""),
   DATABASE_URL: z.string().url().optional(),
   // PostgreSQL server only: connections the chat's raw-SQL pool may open (Prisma's pool gets
   // this plus INGEST_CONCURRENCY). See lib/db/client.ts for why small.
@@ -113,8 +120,28 @@ export function resetEnvForTests(): void {
   cached = undefined;
 }
 
+function isAddressOrRange(item: string): boolean {
+  try {
+    if (item.includes("/")) ipaddr.parseCIDR(item);
+    else ipaddr.parse(item.replace(/^\[|\]$/g, ""));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Refuses an unsafe combination before the server listens (called from instrumentation). */
 export function assertSafeToServe(env: Env): void {
+  for (const item of env.ALLOWED_HOSTS.split(",").map((s) => s.trim()).filter(Boolean)) {
+    if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(:\d{1,5})?$/.test(item)) {
+      throw new Error(`ALLOWED_HOSTS: "${item}" is not a host name (comma-separated names, e.g. kb.example.com,kb-01.lan).`);
+    }
+  }
+  for (const item of env.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean)) {
+    if (!isAddressOrRange(item)) {
+      throw new Error(`TRUSTED_PROXIES: "${item}" is not an IP address or CIDR range (comma-separated, e.g. 10.0.0.1,10.1.0.0/16).`);
+    }
+  }
   if (env.AUTH_MODE === "local" && !isLoopbackHost(env.HOST)) {
     throw new Error(
       `AUTH_MODE=local signs everyone in as the local owner, so it may only bind to a loopback address; HOST=${env.HOST} is not one. Set AUTH_MODE=password or HOST=127.0.0.1.`,

@@ -32,6 +32,7 @@ export const ERROR_CODES = [
   "ORIGINAL_NOT_FOUND",
   "STORAGE_UNAVAILABLE",
   "SERVER_STOPPING",
+  "HOST_NOT_ALLOWED",
   "INTERNAL_ERROR",
 ] as const;
 
@@ -68,22 +69,47 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   ORIGINAL_NOT_FOUND: "The stored original of this file is missing from storage. Delete the file and upload it again.",
   STORAGE_UNAVAILABLE: "The file storage is unavailable; nothing was saved. Try again shortly.",
   SERVER_STOPPING: "This server is restarting; ask again in a moment.",
+  HOST_NOT_ALLOWED: "This server does not answer to that host name.",
   INTERNAL_ERROR: "Something went wrong on our side.",
 };
+
+// Next bundles this module into several chunks (instrumentation, each route), each with its own
+// AppError class: an error thrown by the retrieval runtime (created at boot) is not `instanceof`
+// the class a route's mapper sees. So an AppError is recognised by a process-wide brand
+// (Symbol.for is shared across chunks) and a known code, never by its class identity.
+const BRAND = Symbol.for("knowledge-assistant.AppError");
+const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: unknown;
-  constructor(code: ErrorCode, message?: string, details?: unknown) {
+  /** What a user or API client is told; `message` may hold internal detail for the log. */
+  readonly publicMessage: string;
+  readonly [BRAND] = true;
+  /**
+   * `opts.publicMessage`: for failures whose message names internals (an upstream model's URL, its
+   * error body), the text shown instead; the full message goes to the server log only.
+   */
+  constructor(code: ErrorCode, message?: string, details?: unknown, opts?: { publicMessage?: string }) {
     super(message ?? DEFAULT_MESSAGES[code]);
     this.name = "AppError";
     this.code = code;
     this.details = details;
+    this.publicMessage = opts?.publicMessage ?? this.message;
   }
 }
 
+/** The user-facing text of an AppError (see `publicMessage`); logs the internal detail if any. */
+export function publicMessageOf(e: AppError, logLabel = "[api]"): string {
+  const shown = typeof e.publicMessage === "string" ? e.publicMessage : e.message;
+  if (shown !== e.message) console.warn(`${logLabel} ${e.code}: ${e.message}`);
+  return shown;
+}
+
 export function isAppError(e: unknown): e is AppError {
-  return e instanceof AppError;
+  if (typeof e !== "object" || e === null) return false;
+  const branded = e as { [BRAND]?: unknown; code?: unknown; message?: unknown };
+  return branded[BRAND] === true && typeof branded.code === "string" && KNOWN_CODES.has(branded.code) && typeof branded.message === "string";
 }
 
 export function defaultMessage(code: ErrorCode): string {

@@ -107,7 +107,7 @@ export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk 
         ) : null}
         {phase === "stopped" ? (
           <p data-testid="stopped-indicator" className="mt-2 text-xs font-medium text-slate-500">
-            {t("chat.stopped")}
+            {message.finishReason === "interrupted" ? t("chat.interrupted") : message.finishReason === "streaming" ? t("chat.streamingElsewhere") : t("chat.stopped")}
           </p>
         ) : null}
         {message.translatedQueries?.length ? (

@@ -109,4 +109,13 @@ describe("fromStored", () => {
     // Rows saved before the code was recorded still say why.
     expect(msgs[5]).toMatchObject({ phase: "error", error: { code: "NO_RELEVANT_CONTEXT" } });
   });
+
+  it("shows an answer interrupted by a server stop as stopped, keeping its reason", () => {
+    const msgs = fromStored([
+      { id: "1", role: "user", content: "问", references: null, finish_reason: null, engine: null, created_at: "2026-01-01T00:00:01Z" },
+      { id: "2", role: "assistant", content: "半句", references: [], finish_reason: "interrupted", engine: "model", created_at: "2026-01-01T00:00:02Z" },
+    ]);
+    expect(msgs[1]!.phase).toBe("stopped");
+    expect(msgs[1]!.finishReason).toBe("interrupted");
+  });
 });

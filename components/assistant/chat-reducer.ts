@@ -129,13 +129,16 @@ export function fromStored(items: StoredMessage[]): ChatMessage[] {
     const code = typeof m.metadata?.error_code === "string" ? m.metadata.error_code : null;
     const failed = reason === "error" || reason === "no_context";
     const error = failed ? { code: code ?? (reason === "no_context" ? "NO_RELEVANT_CONTEXT" : "INTERNAL_ERROR"), message: "" } : undefined;
+    // "interrupted": the server stopped mid-answer (crash, restart) and kept what was said;
+    // "streaming": another tab's answer still being written. Both show as a stopped answer.
+    const aborted = reason === "aborted" || reason === "interrupted" || reason === "streaming";
     return {
       id: m.id,
       serverId: m.id,
       role: "assistant",
       content: m.content,
       references: [...(m.references ?? [])].sort((x, y) => x.index - y.index),
-      phase: reason === "aborted" ? "stopped" : failed ? "error" : "done",
+      phase: aborted ? "stopped" : failed ? "error" : "done",
       error,
       question: lastQuestion,
       engine: m.engine,

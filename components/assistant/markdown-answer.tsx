@@ -1,11 +1,12 @@
 "use client";
 // Answer text as Markdown, treated as untrusted (SPEC §12): raw HTML is skipped, links are
-// http(s) only and open with noopener noreferrer, images are never fetched (alt text and a
+// http(s) only, show their host and ask before opening (external-link.tsx), images are never fetched (alt text and a
 // link instead), and `[n]` citation markers become buttons that jump to reference card n.
 import { memo, type ReactNode } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { useT } from "@/components/i18n/locale-store";
+import { ExternalLink } from "./external-link";
 import { splitMarkers } from "./markers";
 
 interface MdNode {
@@ -74,11 +75,7 @@ function MarkdownAnswerImpl({ content, referenceIndexes, displayOf, onCite }: Ma
     a({ href, children }) {
       const safe = href ? safeHref(href) : "";
       if (!safe) return <span className="text-slate-700">{children}</span>;
-      return (
-        <a href={safe} target="_blank" rel="noopener noreferrer" className="text-indigo-700 underline underline-offset-2 hover:text-indigo-900">
-          {children}
-        </a>
-      );
+      return <ExternalLink href={safe}>{children}</ExternalLink>;
     },
     img({ alt, src }) {
       const safe = typeof src === "string" ? safeHref(src) : "";

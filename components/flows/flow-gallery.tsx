@@ -137,6 +137,7 @@ export const FLOW_STATE_IDS = [
   "no-relevant-context",
   "model-error",
   "stopped",
+  "interrupted",
   "long-answer",
   "untrusted-content",
   "history",
@@ -208,6 +209,9 @@ export function FlowGallery() {
         </FlowCard>
         <FlowCard id="stopped" title="Stopped answer">
           <AssistantFixture session={SESSIONS.stopped()} />
+        </FlowCard>
+        <FlowCard id="interrupted" title="Answer cut off by a server stop (kept, marked interrupted)">
+          <AssistantFixture session={SESSIONS.interrupted()} />
         </FlowCard>
         <FlowCard id="long-answer" title="Long answer, many references">
           <AssistantFixture session={SESSIONS.long()} />

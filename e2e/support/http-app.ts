@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { Readable } from "node:stream";
+import { installPeerAddressStamp } from "@/lib/server/peer-address";
 
 // Serves the app's real route handlers (app/**/route.ts) over real HTTP for integration tests,
 // without a Next build: each request becomes a web Request, each Response (JSON or SSE) is
@@ -60,6 +61,8 @@ export async function startTestApp(
   opts: { keepAliveTimeoutMs?: number } = {},
 ): Promise<TestApp> {
   const routes = collectRoutes(appDir);
+  // As the production server does at boot: the TCP peer's address in a header no client can set.
+  installPeerAddressStamp();
   const server: Server = createServer((req, res) => void handle(req, res));
   if (opts.keepAliveTimeoutMs) server.keepAliveTimeout = opts.keepAliveTimeoutMs;
   const sockets = new Set<import("node:net").Socket>();

@@ -19,6 +19,7 @@ const STATES = [
   "no-relevant-context",
   "model-error",
   "stopped",
+  "interrupted",
   "long-answer",
   "untrusted-content",
   "history",
@@ -48,6 +49,13 @@ test.describe("flow gallery", () => {
       await testInfo.attach(`state-${id}`, { body: await state.screenshot(), contentType: "image/png" });
     }
     expect(consoleErrors).toEqual([]);
+  });
+
+  test("an answer cut off by a server stop keeps its text and says why", async ({ gallery }) => {
+    await gallery.goto();
+    const state = gallery.state("interrupted");
+    await expect(state.getByTestId("stopped-indicator")).toContainText("服务中断");
+    await expect(gallery.state("stopped").getByTestId("stopped-indicator")).toHaveText("已停止生成");
   });
 
   test("disabled states show their reason and disable the composer", async ({ gallery }) => {
@@ -138,6 +146,20 @@ test.describe("flow gallery", () => {
     await expect(links).toHaveAttribute("rel", "noopener noreferrer");
     expect(dialogs).toBe(0);
     expect(remote).toEqual([]);
+
+    // A model-written link shows where it goes and asks before opening, query string in view.
+    const planted = state.getByRole("link", { name: "查看详情" });
+    await expect(planted.locator("xpath=following-sibling::*[1]")).toHaveText("attacker.example");
+    const popups: string[] = [];
+    page.on("popup", (p) => popups.push(p.url()));
+    await planted.click();
+    const dialog = page.getByTestId("external-link-dialog");
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByTestId("external-link-dialog-host")).toHaveText("attacker.example");
+    await expect(dialog.getByTestId("external-link-dialog-url")).toContainText("leak=");
+    await dialog.getByTestId("external-link-cancel").click();
+    await expect(dialog).toBeHidden();
+    expect(popups).toEqual([]);
   });
 
   test("the PDF viewer opens at the cited page with the quote highlighted (text fallback, no fetch)", async ({ gallery, page }) => {

@@ -1,5 +1,5 @@
 import { ZodError } from "zod";
-import { AppError, isAppError, type ErrorCode } from "@/lib/errors";
+import { AppError, isAppError, publicMessageOf, type ErrorCode } from "@/lib/errors";
 
 // Every JSON response is {code, msg, data} (SPEC §4). Business failures keep HTTP 200;
 // only a missing session (401) and a body rejected for size (413) use another status.
@@ -26,6 +26,8 @@ function bigintSafe(_key: string, value: unknown) {
 function statusFor(code: ErrorCode): number {
   if (code === "UNAUTHENTICATED") return 401;
   if (code === "PAYLOAD_TOO_LARGE") return 413;
+  // 421 Misdirected Request: a Host header this server does not serve (DNS rebinding).
+  if (code === "HOST_NOT_ALLOWED") return 421;
   return 200;
 }
 
@@ -50,7 +52,7 @@ export function toErrorResponse(e: unknown): Response {
     console.error("[api] unhandled error", e);
   }
   const code: ErrorCode = err?.code ?? "INTERNAL_ERROR";
-  const body: Envelope<null> = { code, msg: err?.message ?? "Something went wrong on our side.", data: null };
+  const body: Envelope<null> = { code, msg: err ? publicMessageOf(err) : "Something went wrong on our side.", data: null };
   return new Response(JSON.stringify(body), { status: statusFor(code), headers: JSON_HEADERS });
 }
 

@@ -23,9 +23,32 @@ export async function parseJsonBody<S extends z.ZodType>(
   } catch {
     throw new AppError("INVALID_PARAMS", "The body is not valid JSON.");
   }
+  assertNoNul(raw);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw zodToAppError(parsed.error);
   return parsed.data;
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000, so a NUL anywhere in the input (question, KB name, token
+ * name, e-mail, a query or path parameter) would fail deep in the database as INTERNAL_ERROR.
+ * It is refused up front, naming the field.
+ */
+export function assertNoNul(value: unknown, path: string[] = []): void {
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) {
+      const field = path.length ? path.join(".") : undefined;
+      throw new AppError("INVALID_PARAMS", field ? `Invalid field "${field}": must not contain NUL characters.` : "The request must not contain NUL characters.", { field });
+    }
+    return;
+  }
+  if (Array.isArray(value)) value.forEach((v, i) => assertNoNul(v, [...path, String(i)]));
+  else if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      assertNoNul(k, path);
+      assertNoNul(v, [...path, k]);
+    }
+  }
 }
 
 async function readLimited(request: Request, maxBytes: number): Promise<string> {
@@ -48,12 +71,14 @@ async function readLimited(request: Request, maxBytes: number): Promise<string> 
 
 export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
   const params = Object.fromEntries(new URL(request.url).searchParams.entries());
+  assertNoNul(params);
   const parsed = schema.safeParse(params);
   if (!parsed.success) throw zodToAppError(parsed.error);
   return parsed.data;
 }
 
 export function parseParams<S extends z.ZodType>(params: unknown, schema: S): z.infer<S> {
+  assertNoNul(params);
   const parsed = schema.safeParse(params);
   if (!parsed.success) throw zodToAppError(parsed.error);
   return parsed.data;

@@ -4,13 +4,24 @@ import type { Principal } from "@/lib/auth/session";
 import { getDb, getRawDb, type Db, type RawDb } from "@/lib/db/client";
 import { getKnowledgeSummary } from "@/lib/db/knowledges";
 import { getEnv } from "@/lib/env";
-import { AppError, isAppError } from "@/lib/errors";
+import { AppError, isAppError, publicMessageOf } from "@/lib/errors";
 import { completeChat, streamChat, thinkingOffExtras, type ChatMessage, type ChatUsage } from "@/lib/models/chat";
 import { getModelConfig, type ChatModelConfig } from "@/lib/models/config";
 import { isAbortError } from "@/lib/models/http";
 import { getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import type { RetrievalHit, SourceSummary } from "@/lib/retrieval/types";
-import { acquireTurn, findConversation, loadHistory, releaseTurn, saveMessage, startConversationWithQuestion } from "./conversations";
+import {
+  acquireTurn,
+  findConversation,
+  finishStreamingMessage,
+  insertStreamingMessage,
+  loadHistory,
+  releaseTurn,
+  saveMessage,
+  startConversationWithQuestion,
+  updateStreamingContent,
+} from "./conversations";
+import { PartialSaver } from "./partial-saver";
 import { bindExternalRefs, listExternalRefs, type ExternalRef } from "./external-refs";
 import { DeltaBatcher } from "./delta-batcher";
 import { extractAnswer, pieces } from "./engines/extractive";
@@ -174,6 +185,12 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
   let batcher: DeltaBatcher | null = null;
   // Sent with `done`, after the answer is saved: the end of a turn is one socket write.
   let related: string[] = [];
+  // The answer so far reaches the database while it streams (a kill -9 keeps it; bounded rate).
+  const saver = new PartialSaver({
+    insert: (content) =>
+      insertStreamingMessage(p.raw, { id: p.assistantMessageId, conversationId: p.conversationId, content, referencesJson: outcome.references, engine: outcome.engine }),
+    update: (content) => updateStreamingContent(p.raw, p.assistantMessageId, content),
+  });
   try {
     w.send("start", { conversation_id: p.conversationId, message_id: p.assistantMessageId });
     const history = p.isNew
@@ -241,6 +258,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
         const clean = filter.push(text);
         if (clean) {
           outcome.content += clean;
+          saver.note(outcome.content);
           if (batcher) batcher.push(clean);
           else w.send("delta", { text: clean });
         }
@@ -282,13 +300,14 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       if (!isAppError(e)) console.error("[assistant] turn failed", e);
       outcome.finishReason = "error";
       outcome.metadata.error_code = code;
-      terminal = { event: "error", data: { code, message: isAppError(e) ? e.message : "Something went wrong on our side." } };
+      terminal = { event: "error", data: { code, message: isAppError(e) ? publicMessageOf(e, "[assistant]") : "Something went wrong on our side." } };
     }
   } finally {
     batcher?.flush();
     // Saved before the terminal event, so a client that reads `done`/`error` and then lists the
     // messages always finds the answer.
-    await persistOutcome(p, outcome).catch((e) => console.error("[assistant] could not save the answer", e));
+    const rowExists = await saver.settle();
+    await persistOutcome(p, outcome, rowExists).catch((e) => console.error("[assistant] could not save the answer", e));
     if (terminal?.event === "done" && related.length > 0) w.send("related_questions", { items: related });
     if (terminal) w.send(terminal.event, terminal.data);
     w.close();
@@ -391,23 +410,21 @@ async function relatedQuestions(
   }
 }
 
-async function persistOutcome(p: Prepared, o: TurnOutcome): Promise<void> {
+async function persistOutcome(p: Prepared, o: TurnOutcome, rowExists: boolean): Promise<void> {
+  const message = {
+    id: p.assistantMessageId,
+    conversationId: p.conversationId,
+    role: "assistant" as const,
+    content: o.content,
+    referencesJson: o.references,
+    usageJson: o.usage,
+    metadataJson: o.metadata,
+    finishReason: o.finishReason,
+    engine: o.engine,
+  };
   try {
-    await saveMessage(
-      p.raw,
-      {
-        id: p.assistantMessageId,
-        conversationId: p.conversationId,
-        role: "assistant",
-        content: o.content,
-        referencesJson: o.references,
-        usageJson: o.usage,
-        metadataJson: o.metadata,
-        finishReason: o.finishReason,
-        engine: o.engine,
-      },
-      p.turnId,
-    );
+    if (rowExists) await finishStreamingMessage(p.raw, message, p.turnId);
+    else await saveMessage(p.raw, message, p.turnId);
   } catch (e) {
     // The answer could not be saved; still free the conversation for the next question.
     await releaseTurn(p.db, p.conversationId, p.turnId);

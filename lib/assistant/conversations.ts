@@ -3,9 +3,15 @@ import { randomUUID } from "node:crypto";
 import type { Db, RawDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import type { ChatMessage } from "@/lib/models/chat";
+import { turnOwner } from "./turn-owner";
 
 // A turn holds the conversation for at most this long; a crashed turn cannot lock it forever.
+// (A turn of a process that died on this host is released at the next start, turn-recovery.ts.)
 const TURN_LEASE_MS = 5 * 60_000;
+
+/** finish_reason of an answer still being written, and of one whose process died meanwhile. */
+export const STREAMING = "streaming";
+export const INTERRUPTED = "interrupted";
 
 export async function findConversation(db: Db, userId: string, knowledgeId: string, conversationId: string) {
   const c = await db.conversation.findFirst({ where: { id: conversationId, userId, knowledgeId } });
@@ -23,11 +29,16 @@ export async function acquireTurn(db: Db, conversationId: string, turnId: string
   for (;;) {
     const now = new Date();
     const stale = new Date(now.getTime() - TURN_LEASE_MS);
-    const { count } = await db.conversation.updateMany({
-      where: { id: conversationId, OR: [{ activeTurnId: null }, { activeTurnAt: { lt: stale } }] },
-      data: { activeTurnId: turnId, activeTurnAt: now },
-    });
+    const data = { activeTurnId: turnId, activeTurnAt: now, activeTurnOwner: turnOwner() };
+    const { count } = await db.conversation.updateMany({ where: { id: conversationId, activeTurnId: null }, data });
     if (count > 0) return;
+    // An expired lease belongs to a turn that died without ending: its partial answer, if any,
+    // is marked interrupted as the conversation is taken over.
+    const takeover = await db.conversation.updateMany({ where: { id: conversationId, activeTurnAt: { lt: stale } }, data });
+    if (takeover.count > 0) {
+      await db.message.updateMany({ where: { conversationId, finishReason: STREAMING }, data: { finishReason: INTERRUPTED } });
+      return;
+    }
     if (Date.now() >= deadline) throw new AppError("CONVERSATION_BUSY");
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -36,7 +47,7 @@ export async function acquireTurn(db: Db, conversationId: string, turnId: string
 export async function releaseTurn(db: Db, conversationId: string, turnId: string): Promise<void> {
   await db.conversation.updateMany({
     where: { id: conversationId, activeTurnId: turnId },
-    data: { activeTurnId: null, activeTurnAt: null },
+    data: { activeTurnId: null, activeTurnAt: null, activeTurnOwner: null },
   });
 }
 
@@ -90,7 +101,8 @@ export async function saveMessage(db: Pick<RawDb, "$executeRawUnsafe">, m: NewMe
      UPDATE knowledge_assistant_conversations
         SET message_count = message_count + 1, last_message_at = (SELECT created_at FROM ins), updated_at = now(),
             active_turn_id = CASE WHEN $10::text IS NOT NULL AND active_turn_id = $10::text THEN NULL ELSE active_turn_id END,
-            active_turn_at = CASE WHEN $10::text IS NOT NULL AND active_turn_id = $10::text THEN NULL ELSE active_turn_at END
+            active_turn_at = CASE WHEN $10::text IS NOT NULL AND active_turn_id = $10::text THEN NULL ELSE active_turn_at END,
+            active_turn_owner = CASE WHEN $10::text IS NOT NULL AND active_turn_id = $10::text THEN NULL ELSE active_turn_owner END
       WHERE id = $2`,
     id,
     m.conversationId,
@@ -120,8 +132,8 @@ export async function startConversationWithQuestion(
   await db.$executeRawUnsafe(
     `WITH conv AS (
        INSERT INTO knowledge_assistant_conversations
-         (id, knowledge_id, user_id, title, message_count, last_message_at, active_turn_id, active_turn_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, 1, clock_timestamp(), $5, now(), now(), now())
+         (id, knowledge_id, user_id, title, message_count, last_message_at, active_turn_id, active_turn_at, active_turn_owner, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 1, clock_timestamp(), $5, now(), $8, now(), now())
        RETURNING id, last_message_at
      )
      INSERT INTO knowledge_assistant_messages (id, conversation_id, role, content, created_at)
@@ -133,8 +145,59 @@ export async function startConversationWithQuestion(
     a.turnId,
     userMessageId,
     a.question,
+    turnOwner(),
   );
   return { conversationId, userMessageId };
+}
+
+/**
+ * The streamed answer's row, written once the answer has gone on for a while (partial-saver.ts):
+ * finish_reason "streaming" until the turn ends. Counts in the conversation like any message.
+ */
+export async function insertStreamingMessage(
+  db: Pick<RawDb, "$executeRawUnsafe">,
+  m: { id: string; conversationId: string; content: string; referencesJson: unknown; engine: string },
+): Promise<void> {
+  await saveMessage(db, { ...m, role: "assistant", finishReason: STREAMING, metadataJson: { partial: true } });
+}
+
+export async function updateStreamingContent(db: Pick<RawDb, "$executeRawUnsafe">, id: string, content: string): Promise<void> {
+  // Also renews the lease: a turn still writing is alive.
+  await db.$executeRawUnsafe(
+    `WITH upd AS (
+       UPDATE knowledge_assistant_messages SET content = $2 WHERE id = $1 AND finish_reason = '${STREAMING}' RETURNING conversation_id
+     )
+     UPDATE knowledge_assistant_conversations SET active_turn_at = now() WHERE id = (SELECT conversation_id FROM upd) AND active_turn_id IS NOT NULL`,
+    id,
+    content,
+  );
+}
+
+/** The final save of a turn whose row was already inserted: the full answer, and the lease ends. */
+export async function finishStreamingMessage(db: Pick<RawDb, "$executeRawUnsafe">, m: NewMessage & { id: string }, releaseTurnId: string): Promise<void> {
+  await db.$executeRawUnsafe(
+    `WITH upd AS (
+       UPDATE knowledge_assistant_messages
+          SET content = $3, references_json = $4::jsonb, usage_json = $5::jsonb, metadata_json = $6::jsonb, finish_reason = $7, engine = $8
+        WHERE id = $1 AND conversation_id = $2
+        RETURNING id
+     )
+     UPDATE knowledge_assistant_conversations
+        SET updated_at = now(),
+            active_turn_id = CASE WHEN active_turn_id = $9::text THEN NULL ELSE active_turn_id END,
+            active_turn_at = CASE WHEN active_turn_id = $9::text THEN NULL ELSE active_turn_at END,
+            active_turn_owner = CASE WHEN active_turn_id = $9::text THEN NULL ELSE active_turn_owner END
+      WHERE id = $2`,
+    m.id,
+    m.conversationId,
+    m.content,
+    json(m.referencesJson),
+    json(m.usageJson),
+    json(m.metadataJson),
+    m.finishReason ?? null,
+    m.engine ?? null,
+    releaseTurnId,
+  );
 }
 
 export async function listConversations(db: Db, userId: string, knowledgeId: string, page: number, pageSize: number) {

@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { getEnv } from "@/lib/env";
-import { AppError, isAppError } from "@/lib/errors";
+import { AppError, isAppError, publicMessageOf } from "@/lib/errors";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { recoverInterruptedGraphs, runGraphStage } from "@/lib/graph/stage";
 import { embedTexts } from "@/lib/models/embeddings";
@@ -481,7 +481,7 @@ export class IngestionRunner {
       return { status: "success", model: cfg.model, vectors };
     } catch (e) {
       if (e instanceof Cancelled || signal.aborted) throw e;
-      const detail = isAppError(e) ? e.message : describeError(e);
+      const detail = isAppError(e) ? publicMessageOf(e, "[ingestion]") : describeError(e);
       return { status: "failed", error: `the embedding model failed (${detail}), so vector search is not available for this file. Reparse it when the model is back.` };
     }
   }
@@ -489,7 +489,7 @@ export class IngestionRunner {
 
 function toFailure(e: unknown): IngestionFailure {
   if (e instanceof IngestionFailure) return e;
-  if (isAppError(e)) return new IngestionFailure(e.code, e.message);
+  if (isAppError(e)) return new IngestionFailure(e.code, publicMessageOf(e, "[ingestion]"));
   return new IngestionFailure("INTERNAL_ERROR", `Indexing failed unexpectedly (${describeError(e)}). Try "reparse"; if it fails again, report it.`);
 }
 

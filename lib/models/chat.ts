@@ -3,7 +3,7 @@
 // while an abort through `signal` surfaces as an AbortError so a user's stop is not an outage.
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
-import { ModelCall, endpointUrl } from "./http";
+import { ModelCall, endpointUrl, modelUnavailableMessage } from "./http";
 import { readSseEvents, SseEventTooLarge } from "./sse";
 
 export interface ChatMessage {
@@ -144,7 +144,9 @@ function chatCall(req: ChatRequest): ModelCall {
     apiKey: req.apiKey,
     signal: req.signal,
     timeoutMs: req.timeoutMs,
-    makeError: (message, details) => new AppError("MODEL_UNAVAILABLE", message, details),
+    // The message names the endpoint and quotes its reply: log only. Users see the status.
+    makeError: (message, details) =>
+      new AppError("MODEL_UNAVAILABLE", message, details, { publicMessage: modelUnavailableMessage("answer", details.status) }),
   });
 }
 

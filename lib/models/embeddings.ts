@@ -2,7 +2,7 @@
 // one bad vector (NaN, wrong length, missing row) must fail the whole call rather than be stored.
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
-import { ModelCall, endpointUrl } from "./http";
+import { ModelCall, endpointUrl, modelUnavailableMessage } from "./http";
 
 /** DashScope's text-embedding-v3/v4 (the SPEC's example model) accept at most 10 inputs per call. */
 export const DEFAULT_EMBEDDING_BATCH_SIZE = 10;
@@ -45,7 +45,9 @@ async function embedBatch(req: EmbedRequest, batch: string[], width: number | un
     apiKey: req.apiKey,
     signal: req.signal,
     timeoutMs: req.timeoutMs,
-    makeError: (message, details) => new AppError("EMBEDDING_UNAVAILABLE", message, details),
+    // The message names the endpoint and quotes its reply: log only. Users see the status.
+    makeError: (message, details) =>
+      new AppError("EMBEDDING_UNAVAILABLE", message, details, { publicMessage: modelUnavailableMessage("embedding", details.status) }),
   });
   try {
     const res = await call.post(

@@ -23,6 +23,15 @@ export interface ModelCallOptions {
   makeError: (message: string, details: { status?: number; endpoint: string }) => Error;
 }
 
+/**
+ * What a user is told when a model call fails: which model and the HTTP status, never the
+ * endpoint (an internal address) or the provider's reply, which go to the server log.
+ */
+export function modelUnavailableMessage(what: "answer" | "embedding" | "rerank", status?: number): string {
+  const base = `The ${what} model is unavailable`;
+  return status ? `${base} (it answered HTTP ${status}). Try again later or ask the operator to check it.` : `${base}. Try again later or ask the operator to check it.`;
+}
+
 export function endpointUrl(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, "")}/${path}`;
 }

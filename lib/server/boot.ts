@@ -1,17 +1,19 @@
 import "server-only";
 import { ensureLocalOwner } from "@/lib/auth/session";
 import { drainChatTurns } from "@/lib/assistant/turn-registry";
-import { closeDb, getDb } from "@/lib/db/client";
+import { recoverInterruptedTurns } from "@/lib/assistant/turn-recovery";
+import { closeDb, getDb, getRawDb } from "@/lib/db/client";
 import { assertSafeToServe, getEnv } from "@/lib/env";
 import { InstanceRelay, livenessName } from "@/lib/ingestion/instance-relay";
 import { sweepOrphanOriginals } from "@/lib/ingestion/orphan-sweep";
 import { seedSampleKnowledge } from "@/lib/ingestion/sample";
 import { kickRunner, startIngestionRunner, stopIngestionRunner } from "@/lib/ingestion/runner";
-import { closeStorage, getStorage } from "@/lib/ingestion/storage";
+import { cleanupTempFiles, closeStorage, getStorage } from "@/lib/ingestion/storage";
 import { closeRetrievalRuntime, getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import { loadTokenizer } from "@/lib/retrieval/text/tokenize";
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import { installPeerAddressStamp } from "./peer-address";
 
 // The composition root of the server process: configuration, database (migrations applied),
 // storage of the originals (checked, orphans swept), retrieval providers (validated at start,
@@ -26,6 +28,8 @@ export function bootServer(): Promise<void> {
 }
 
 async function boot(): Promise<void> {
+  // First, so no request is read without its peer address (sign-in limits, TRUSTED_PROXIES).
+  installPeerAddressStamp();
   let env;
   let relay: InstanceRelay | null = null;
   try {
@@ -34,6 +38,14 @@ async function boot(): Promise<void> {
     const storage = await getStorage();
     await storage.check();
     const db = await getDb();
+    // Temp files of uploads cut short by a crash were never acknowledged. The embedded database
+    // admits one process per data directory, so every temp file there is a dead process's; with a
+    // PostgreSQL server other instances may share the files directory, so only old ones go.
+    const swept = await cleanupTempFiles(env.DATA_DIR, env.DATABASE_URL ? 60 * 60 * 1000 : 0);
+    if (swept > 0) console.log(`[knowledge-assistant] removed ${swept} temp file(s) of interrupted uploads`);
+    // Answers cut off by a crash are marked interrupted and their conversations freed at once.
+    const recovered = await recoverInterruptedTurns(await getRawDb(), { embedded: !env.DATABASE_URL });
+    if (recovered > 0) console.log(`[knowledge-assistant] ${recovered} answer(s) interrupted by the last stop marked as such`);
     await getRetrievalRuntime();
     // The word dictionaries (~100–180 ms to build) are loaded before the first question needs them.
     loadTokenizer();

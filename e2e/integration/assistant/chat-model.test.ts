@@ -99,6 +99,10 @@ describe("chat stream with an OpenAI-compatible model", () => {
     expect(last.event).toBe("error");
     expect(last.data.code).toBe("MODEL_UNAVAILABLE");
     expect(JSON.stringify(last.data)).not.toContain("sk-test-secret");
+    // Internal details (the model's address, its reply) go to the log only (issue 16, item 10).
+    expect(String(last.data.message)).not.toContain(new URL(model.baseUrl).host);
+    expect(String(last.data.message)).not.toMatch(/127\.0\.0\.1|boom|chat\/completions/);
+    expect(String(last.data.message)).toMatch(/answer model is unavailable/);
     expect(events.some((e) => e.event === "done")).toBe(false);
     const conv = events[0]!.data.conversation_id as string;
     const db = await getDb();

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ok } from "@/lib/api/envelope";
 import { parseJsonBody } from "@/lib/api/request";
 import { apiRoute } from "@/lib/api/route";
-import { limitAuthAttempt } from "@/lib/auth/rate-limit";
+import { withSignInLimits } from "@/lib/auth/rate-limit";
 import { sessionCookie, sessionTokenFrom, signIn } from "@/lib/auth/session";
 
 export const runtime = "nodejs";
@@ -16,7 +16,6 @@ const body = z
 
 export const POST = apiRoute(async (request) => {
   const input = await parseJsonBody(request, body);
-  await limitAuthAttempt(request, input.email);
-  const session = await signIn(input, sessionTokenFrom(request));
+  const session = await withSignInLimits(request, input.email, () => signIn(input, sessionTokenFrom(request)));
   return ok({ user: session.user }, { headers: { "Set-Cookie": sessionCookie(request, session.token, session.expiresAt) } });
 });

@@ -3,7 +3,7 @@ import { ok } from "@/lib/api/envelope";
 import { parseJsonBody } from "@/lib/api/request";
 import { apiRoute } from "@/lib/api/route";
 import { signIn, signUp, sessionCookie } from "@/lib/auth/session";
-import { limitAuthAttempt } from "@/lib/auth/rate-limit";
+import { limitSignUp } from "@/lib/auth/rate-limit";
 
 export const runtime = "nodejs";
 
@@ -17,7 +17,7 @@ const body = z
 
 export const POST = apiRoute(async (request) => {
   const input = await parseJsonBody(request, body);
-  await limitAuthAttempt(request, input.email);
+  await limitSignUp(request);
   await signUp(input);
   const session = await signIn(input);
   return ok({ user: session.user }, { headers: { "Set-Cookie": sessionCookie(request, session.token, session.expiresAt) } });
