@@ -26,6 +26,10 @@ export const ERROR_CODES = [
   "EMAIL_TAKEN",
   "INVALID_CREDENTIALS",
   "USER_NOT_FOUND",
+  // Agent tools and MCP (issue 17).
+  "TOOL_NOT_FOUND",
+  "TOOL_TIMEOUT",
+  "MODEL_NO_TOOL_SUPPORT",
   "INTERNAL_ERROR",
 ] as const;
 
@@ -57,6 +61,9 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   EMAIL_TAKEN: "An account with this e-mail already exists.",
   INVALID_CREDENTIALS: "E-mail or password is wrong.",
   USER_NOT_FOUND: "No user with this e-mail.",
+  TOOL_NOT_FOUND: "No such tool.",
+  TOOL_TIMEOUT: "The tool did not finish in time.",
+  MODEL_NO_TOOL_SUPPORT: "The configured chat model does not support tool calling, so agent mode is unavailable.",
   INTERNAL_ERROR: "Something went wrong on our side.",
 };
 
