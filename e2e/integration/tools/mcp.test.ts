@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +10,14 @@ import { Client, startIntegrationApp } from "../../support/test-env";
 // The MCP server at /v1/mcp over real HTTP, driven by the official SDK client as an outside agent
 // runs it, plus the hostile inputs an endpoint on the network gets.
 type App = Awaited<ReturnType<typeof startIntegrationApp>>;
+
+const run = promisify(execFile);
+const INSPECTOR = path.resolve("node_modules/@modelcontextprotocol/inspector-cli/build/cli.js");
+// inspector-cli 1.0.3 checks `existsSync("../package.json")` against the working directory but
+// imports it relative to its own module: from a directory whose parent has no package.json it
+// fails with "Cannot find module …/@modelcontextprotocol/package.json". Running it from its own
+// build directory satisfies both.
+const INSPECTOR_CWD = path.dirname(INSPECTOR);
 
 describe("MCP server", () => {
   let app: App;
@@ -180,5 +191,27 @@ describe("MCP server", () => {
     const list = await a.json<{ items: Array<{ name: string; scope: string; knowledge_ids: string[] }> }>("GET", "/v1/api-tokens");
     expect(list.data.items.find((t) => t.name === "narrow")).toMatchObject({ scope: "read", knowledge_ids: [kbA2] });
     expect(list.data.items.find((t) => t.name === "agent")).toMatchObject({ scope: "full", knowledge_ids: [] });
+  });
+
+  // A third-party MCP client run as its users run it: the MCP Inspector's CLI mode, as a separate
+  // process over real HTTP (`mcp-inspector-cli --cli <url> --transport http --header …`).
+  it("the MCP Inspector CLI lists the tools and calls grep_chunks and knowledge_search", async () => {
+    const inspect = async (...args: string[]) => {
+      const { stdout } = await run(process.execPath, [INSPECTOR, "--cli", `${app.baseUrl}/v1/mcp`, "--transport", "http", "--header", `Authorization: Bearer ${readToken}`, ...args], {
+        timeout: 30_000,
+        cwd: INSPECTOR_CWD,
+      });
+      return JSON.parse(stdout) as Record<string, unknown>;
+    };
+    const list = (await inspect("--method", "tools/list")) as { tools: Array<{ name: string }> };
+    expect(list.tools.map((t) => t.name)).toContain("grep_chunks");
+    const grep = (await inspect("--method", "tools/call", "--tool-name", "grep_chunks", "--tool-arg", 'keywords=["市场规模"]')) as {
+      structuredContent: { documents: Array<{ file_name: string; keyword_counts: Record<string, number> }> };
+    };
+    expect(grep.structuredContent.documents[0]).toMatchObject({ file_name: "policy.pdf", keyword_counts: { 市场规模: 2 } });
+    const search = (await inspect("--method", "tools/call", "--tool-name", "knowledge_search", "--tool-arg", 'queries=["battery warranty"]', "--tool-arg", "top_k=2")) as {
+      structuredContent: { hits: Array<{ text: string }> };
+    };
+    expect(search.structuredContent.hits[0]!.text).toContain("Batteries are covered for 12 months");
   });
 });
