@@ -141,3 +141,13 @@ export interface KnowledgeMember {
   name: string;
   role: KnowledgeRole;
 }
+
+/** An API token as listed (the secret is only in the create response). Issue 17. */
+export interface ApiTokenSummary {
+  id: string;
+  name: string;
+  scope: "full" | "read";
+  knowledge_ids: string[];
+  created_at: string;
+  last_used_at: string | null;
+}

@@ -235,6 +235,21 @@ export const zh = {
 
   "flows.title": "流程画廊",
   "flows.subtitle": "用固定数据渲染助手的每一种状态，便于评审。不会发起网络请求。",
+
+  // API tokens and MCP (issue 17)
+  "tokens.menu": "API 令牌与 MCP",
+  "tokens.title": "API 令牌",
+  "tokens.intro": "外部智能体用令牌调用检索接口和 MCP 工具。MCP 地址：{url}，请求头：Authorization: Bearer <令牌>。",
+  "tokens.name": "名称",
+  "tokens.scope": "权限",
+  "tokens.scope.read": "只读（检索与工具）",
+  "tokens.scope.full": "完整（以你的身份操作）",
+  "tokens.kbs": "限定知识库（不选 = 全部）",
+  "tokens.create": "创建令牌",
+  "tokens.secret": "新令牌只显示这一次，请立即复制：",
+  "tokens.empty": "还没有令牌",
+  "tokens.allKbs": "全部知识库",
+  "tokens.revoke": "撤销令牌「{name}」",
 } as const;
 
 export type MessageKey = keyof typeof zh;
@@ -473,6 +488,21 @@ export const en = {
 
   "flows.title": "Flow gallery",
   "flows.subtitle": "Every assistant state rendered from fixtures, for review. No network requests.",
+
+  // API tokens and MCP (issue 17)
+  "tokens.menu": "API tokens & MCP",
+  "tokens.title": "API tokens",
+  "tokens.intro": "Outside agents use a token to call the retrieval endpoint and the MCP tools. MCP URL: {url}, header: Authorization: Bearer <token>.",
+  "tokens.name": "Name",
+  "tokens.scope": "Scope",
+  "tokens.scope.read": "Read-only (retrieval and tools)",
+  "tokens.scope.full": "Full (acts as you)",
+  "tokens.kbs": "Limit to knowledge bases (none = all)",
+  "tokens.create": "Create token",
+  "tokens.secret": "The new token is shown only once; copy it now:",
+  "tokens.empty": "No tokens yet",
+  "tokens.allKbs": "All knowledge bases",
+  "tokens.revoke": "Revoke token “{name}”",
 } as const satisfies Dictionary;
 
 export const dictionaries = { zh: zh as Dictionary, en: en as Dictionary };
