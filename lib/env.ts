@@ -56,6 +56,12 @@ const envSchema = z.object({
   // Test builds only: allow provider adapters to reach loopback (the local test servers).
   ALLOW_LOOPBACK_PROVIDERS: boolish.default(false),
   ENABLE_FLOW_GALLERY: boolish.optional(),
+  // Agent answer mode (issue 17): whether the chat model takes OpenAI `tools`/`tool_calls`, and
+  // the loop's bounds.
+  AI_CHAT_TOOLS: boolish.default(false),
+  AGENT_MAX_STEPS: intIn(1, 20, 6),
+  AGENT_TOOL_TIMEOUT_MS: intIn(100, 120000, 15000),
+  AGENT_TURN_BUDGET_MS: intIn(1000, 600000, 90000),
 });
 
 export type Env = z.infer<typeof envSchema> & { AUTH_MODE: "local" | "password" };
