@@ -81,6 +81,8 @@ export interface AssistantBootstrap {
   assistant_status: AssistantStatus;
   input_enabled: boolean;
   max_question_length: number;
+  /** The chat model can call tools: the UI may offer agent mode (issue 17). */
+  agent_mode_available?: boolean;
 }
 
 export interface SourceReference {
@@ -122,6 +124,18 @@ export interface StoredMessage {
   finish_reason: string | null;
   engine: string | null;
   created_at: string;
+  metadata?: { agent_steps?: AgentStepView[] } | null;
+}
+
+/** One tool call of an agent-mode answer, live from SSE or saved with the message (issue 17). */
+export interface AgentStepView {
+  id: string;
+  name: string;
+  arguments?: unknown;
+  status: "running" | "ok" | "error";
+  count: number;
+  duration_ms?: number;
+  summary?: string;
 }
 
 export interface SessionUser {

@@ -250,6 +250,18 @@ export const zh = {
   "tokens.empty": "还没有令牌",
   "tokens.allKbs": "全部知识库",
   "tokens.revoke": "撤销令牌「{name}」",
+
+  // Agent answer mode (issue 17)
+  "agent.toggle": "智能体模式",
+  "agent.toggleHint": "让模型调用工具逐步查找资料再回答",
+  "agent.steps": "查找步骤 {count} 步",
+  "agent.step.search": "搜索 {query}：{count} 条",
+  "agent.step.grep": "查找关键词 {keywords}：{count} 个文档",
+  "agent.step.read": "读取文档 第 {from}–{to} 段",
+  "agent.step.info": "查看文档信息：{count} 个",
+  "agent.step.kbs": "列出知识库：{count} 个",
+  "agent.step.other": "{name}：{count} 条",
+  "agent.step.failed": "失败",
 } as const;
 
 export type MessageKey = keyof typeof zh;
@@ -503,6 +515,18 @@ export const en = {
   "tokens.empty": "No tokens yet",
   "tokens.allKbs": "All knowledge bases",
   "tokens.revoke": "Revoke token “{name}”",
+
+  // Agent answer mode (issue 17)
+  "agent.toggle": "Agent mode",
+  "agent.toggleHint": "The model calls tools to look things up step by step, then answers",
+  "agent.steps": "{count} lookup steps",
+  "agent.step.search": "Search {query}: {count} hits",
+  "agent.step.grep": "Find keywords {keywords}: {count} documents",
+  "agent.step.read": "Read document, chunks {from}–{to}",
+  "agent.step.info": "Document details: {count}",
+  "agent.step.kbs": "List knowledge bases: {count}",
+  "agent.step.other": "{name}: {count}",
+  "agent.step.failed": "failed",
 } as const satisfies Dictionary;
 
 export const dictionaries = { zh: zh as Dictionary, en: en as Dictionary };
