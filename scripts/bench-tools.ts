@@ -137,7 +137,8 @@ async function main() {
   }
   const sample = keywordsOf(queries[0]!.text).find((k) => k.length >= 3) ?? "的";
   const plan = await db.$queryRawUnsafe<Array<{ "QUERY PLAN": string }>>(
-    `EXPLAIN SELECT c.id FROM chunks c JOIN knowledge_files f ON f.id = c.file_id WHERE c.knowledge_id = ANY($1::text[]) AND f.status = 'success' AND (c.content ILIKE $2) LIMIT 2001`,
+    `EXPLAIN WITH m AS MATERIALIZED (SELECT c.id, c.file_id FROM chunks c WHERE c.knowledge_id = ANY($1::text[]) AND (c.content ILIKE $2) LIMIT 4002)
+     SELECT m.id FROM m JOIN knowledge_files f ON f.id = m.file_id WHERE f.status = 'success' LIMIT 2001`,
     [kb],
     `%${sample}%`,
   );

@@ -96,12 +96,19 @@ export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> =
       fileFilter = `AND c.file_id = ANY($${params.length}::text[])`;
     }
     params.push(GREP_MAX_CHUNKS + 1);
+    // Matching chunks first, from the chunks table alone (a materialized CTE), so the planner
+    // cannot start from the files table and probe every file's chunks (bench:tools saw that plan
+    // with stale file statistics); the files' status and names are joined to the matches only.
     const rows = await db.$queryRawUnsafe<Row[]>(
-      `SELECT c.id, c.ordinal, c.content, c.file_id, f.name AS file_name, c.knowledge_id
-         FROM chunks c JOIN knowledge_files f ON f.id = c.file_id
-        WHERE c.knowledge_id = ANY($1::text[]) AND f.status = 'success' ${fileFilter}
-          AND (${arms.join(" OR ")})
-        ORDER BY c.file_id, c.ordinal
+      `WITH m AS MATERIALIZED (
+         SELECT c.id, c.ordinal, c.content, c.file_id, c.knowledge_id
+           FROM chunks c
+          WHERE c.knowledge_id = ANY($1::text[]) ${fileFilter} AND (${arms.join(" OR ")})
+          LIMIT $${params.length} * 2)
+       SELECT m.id, m.ordinal, m.content, m.file_id, f.name AS file_name, m.knowledge_id
+         FROM m JOIN knowledge_files f ON f.id = m.file_id
+        WHERE f.status = 'success'
+        ORDER BY m.file_id, m.ordinal
         LIMIT $${params.length}`,
       ...params,
     );
