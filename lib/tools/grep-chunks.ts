@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { tokenize } from "@/lib/retrieval/text/tokenize";
 import { emptyReason, knowledgeBaseIdsField, quoteList, readyFileCounts, resolveKnowledgeIds, throwIfAborted, toolDb, toolId, toolText } from "./common";
 import type { ToolDefinition } from "./types";
 
@@ -44,6 +45,8 @@ export const GREP_MAX_CHUNKS = 2000;
 const CHUNKS_PER_DOCUMENT = 10;
 const SNIPPETS_PER_CHUNK = 3;
 const SNIPPET_RADIUS = 30;
+/** pg_trgm extracts no trigram from a LIKE pattern shorter than this. */
+const MIN_TRIGRAM_CHARS = 3;
 
 /** ILIKE pattern that matches `s` literally (backslash is ILIKE's default escape). */
 export function likeLiteral(s: string): string {
@@ -83,10 +86,17 @@ export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> =
     const reason = emptyReason(kbIds, counts);
     if (reason) return { documents: [], truncated: false, reason };
     const keywords = [...new Set(args.keywords)];
-    // One ILIKE per keyword, OR-ed: each arm is answered by the trigram GIN index
-    // (chunks_content_trgm_idx) for keywords of three characters or more.
+    // One arm per keyword, OR-ed, each answered by an index: keywords of three characters or
+    // more by ILIKE over the trigram GIN index (chunks_content_trgm_idx); shorter ones (two-
+    // character Chinese words are common) have no trigram, so they are looked up in the word
+    // postings (chunk_terms) when they are one token, and only otherwise scanned with ILIKE.
     const params: unknown[] = [kbIds];
     const arms = keywords.map((k) => {
+      const terms = [...k].length < MIN_TRIGRAM_CHARS ? tokenize(k) : [];
+      if (terms.length === 1) {
+        params.push(terms[0]);
+        return `c.id IN (SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length})`;
+      }
       params.push(likeLiteral(k));
       return `c.content ILIKE $${params.length}`;
     });

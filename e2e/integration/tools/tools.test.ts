@@ -149,6 +149,11 @@ describe("agent tools", () => {
     // Chinese, and never another user's document.
     const zh = await callTool("grep_chunks", { keywords: ["市场规模"] }, ctxA);
     expect((zh as { output: { documents: Array<{ keyword_counts: Record<string, number> }> } }).output.documents[0]!.keyword_counts["市场规模"]).toBe(2);
+    // A two-character keyword (no trigram) is found through the word postings.
+    const short = await callTool("grep_chunks", { keywords: ["规模", "ab"] }, ctxA);
+    expect((short as { output: { documents: Array<{ file_id: string; keyword_counts: Record<string, number> }> } }).output.documents).toEqual([
+      expect.objectContaining({ file_id: policy, keyword_counts: { 规模: 2 } }),
+    ]);
     const b = await callTool("grep_chunks", { keywords: ["warranty"] }, ctxB);
     expect((b as { output: { documents: Array<{ file_id: string }> } }).output.documents.map((d) => d.file_id)).toEqual([fileB]);
     expect(await callTool("grep_chunks", { keywords: ["warranty"], knowledge_base_ids: [kbA] }, ctxB)).toMatchObject({ code: "KNOWLEDGE_NOT_FOUND" });
