@@ -137,10 +137,11 @@ async function main() {
   }
   const sample = keywordsOf(queries[0]!.text).find((k) => k.length >= 3) ?? "的";
   const plan = await db.$queryRawUnsafe<Array<{ "QUERY PLAN": string }>>(
-    `EXPLAIN WITH m AS MATERIALIZED (SELECT c.id, c.file_id FROM chunks c WHERE c.knowledge_id = ANY($1::text[]) AND (c.content ILIKE $2) LIMIT 4002)
+    `EXPLAIN WITH m AS MATERIALIZED (SELECT c.id, c.file_id FROM chunks c WHERE c.id IN (SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $2 UNION SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $3) LIMIT 4002)
      SELECT m.id FROM m JOIN knowledge_files f ON f.id = m.file_id WHERE f.status = 'success' LIMIT 2001`,
     [kb],
     `%${sample}%`,
+    "合作",
   );
   const kind = await getDbKind();
   const base = pct(lat["retrieve()"]!, 95);
@@ -155,7 +156,7 @@ async function main() {
     "| --- | ---: | ---: | ---: | ---: |",
     ...rows,
     "",
-    `grep_chunks plan for one ≥3-character keywords ("${sample}"):`,
+    `grep_chunks plan for one ≥3-character keyword ("${sample}", trigram index) and one two-character keyword ("合作", postings):`,
     "",
     "```",
     ...plan.map((p) => p["QUERY PLAN"]),

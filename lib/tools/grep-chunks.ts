@@ -95,10 +95,10 @@ export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> =
       const terms = [...k].length < MIN_TRIGRAM_CHARS ? tokenize(k) : [];
       if (terms.length === 1) {
         params.push(terms[0]);
-        return `c.id IN (SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length})`;
+        return `SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}`;
       }
       params.push(likeLiteral(k));
-      return `c.content ILIKE $${params.length}`;
+      return `SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}`;
     });
     let fileFilter = "";
     if (args.file_ids?.length) {
@@ -106,14 +106,16 @@ export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> =
       fileFilter = `AND c.file_id = ANY($${params.length}::text[])`;
     }
     params.push(GREP_MAX_CHUNKS + 1);
-    // Matching chunks first, from the chunks table alone (a materialized CTE), so the planner
+    // The arms are a UNION, not an OR: an OR mixing a postings subquery with ILIKE cannot be a
+    // bitmap OR and made the planner scan every chunk. Matching chunks come first, from the
+    // chunks table alone (a materialized CTE), so the planner
     // cannot start from the files table and probe every file's chunks (bench:tools saw that plan
     // with stale file statistics); the files' status and names are joined to the matches only.
     const rows = await db.$queryRawUnsafe<Row[]>(
       `WITH m AS MATERIALIZED (
          SELECT c.id, c.ordinal, c.content, c.file_id, c.knowledge_id
            FROM chunks c
-          WHERE c.knowledge_id = ANY($1::text[]) ${fileFilter} AND (${arms.join(" OR ")})
+          WHERE c.id IN (${arms.join(" UNION ")}) ${fileFilter}
           LIMIT $${params.length} * 2)
        SELECT m.id, m.ordinal, m.content, m.file_id, f.name AS file_name, m.knowledge_id
          FROM m JOIN knowledge_files f ON f.id = m.file_id
