@@ -65,6 +65,8 @@ export default defineConfig({
         AI_CHAT_MODEL: "qwen-test",
         AI_CHAT_BASE_URL: `http://127.0.0.1:${PORTS.fakeModel}/v1`,
         AI_CHAT_API_KEY: "test-key",
+        // The test model answers OpenAI tool calls (scripted / default agent), so agent mode is on.
+        AI_CHAT_TOOLS: "true",
       },
       reuseExistingServer: false,
       timeout: 120_000,

@@ -83,6 +83,12 @@ const envSchema = z.object({
   STORAGE_ORPHAN_GRACE_S: intIn(0, 30 * 24 * 3600, 3600),
   // SIGTERM: how long running chat streams may go on before they are cut (saved as aborted).
   SHUTDOWN_GRACE_MS: intIn(0, 600000, 10000),
+  // Agent answer mode (issue 17): whether the chat model takes OpenAI `tools`/`tool_calls`, and
+  // the loop's bounds.
+  AI_CHAT_TOOLS: boolish.default(false),
+  AGENT_MAX_STEPS: intIn(1, 20, 6),
+  AGENT_TOOL_TIMEOUT_MS: intIn(100, 120000, 15000),
+  AGENT_TURN_BUDGET_MS: intIn(1000, 600000, 90000),
 });
 
 export type Env = z.infer<typeof envSchema> & { AUTH_MODE: "local" | "password" };

@@ -33,6 +33,10 @@ export const ERROR_CODES = [
   "STORAGE_UNAVAILABLE",
   "SERVER_STOPPING",
   "HOST_NOT_ALLOWED",
+  // Agent tools and MCP (issue 17).
+  "TOOL_NOT_FOUND",
+  "TOOL_TIMEOUT",
+  "MODEL_NO_TOOL_SUPPORT",
   "INTERNAL_ERROR",
 ] as const;
 
@@ -70,6 +74,9 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   STORAGE_UNAVAILABLE: "The file storage is unavailable; nothing was saved. Try again shortly.",
   SERVER_STOPPING: "This server is restarting; ask again in a moment.",
   HOST_NOT_ALLOWED: "This server does not answer to that host name.",
+  TOOL_NOT_FOUND: "No such tool.",
+  TOOL_TIMEOUT: "The tool did not finish in time.",
+  MODEL_NO_TOOL_SUPPORT: "The configured chat model does not support tool calling, so agent mode is unavailable.",
   INTERNAL_ERROR: "Something went wrong on our side.",
 };
 

@@ -4,6 +4,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { api, kbPath } from "./http-client";
 import type {
+  ApiTokenSummary,
   AssistantBootstrap,
   ConversationSummary,
   DocumentContent,
@@ -26,6 +27,7 @@ export const queryKeys = {
   messages: (kbId: string, conversationId: string) => ["messages", kbId, conversationId] as const,
   content: (kbId: string, fileId: string) => ["content", kbId, fileId] as const,
   members: (kbId: string) => ["members", kbId] as const,
+  apiTokens: ["api-tokens"] as const,
 };
 
 const INDEXING_STAGES = new Set(["queued", "parsing", "chunking", "embedding", "indexing"]);
@@ -177,5 +179,32 @@ export function useRemoveMember(kbId: string) {
   return useMutation({
     mutationFn: (userId: string) => api<unknown>(kbPath(kbId, `/members/${encodeURIComponent(userId)}`), { method: "DELETE" }),
     onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.members(kbId) }),
+  });
+}
+
+// API tokens for agents and MCP clients (issue 17).
+export function useApiTokens(enabled: boolean) {
+  return useQuery({
+    queryKey: queryKeys.apiTokens,
+    queryFn: () => api<{ items: ApiTokenSummary[] }>("/v1/api-tokens"),
+    select: (d) => d.items,
+    enabled,
+  });
+}
+
+export function useCreateApiToken() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { name: string; scope: "full" | "read"; knowledge_ids: string[] }) =>
+      api<ApiTokenSummary & { token: string }>("/v1/api-tokens", { method: "POST", body: input }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.apiTokens }),
+  });
+}
+
+export function useRevokeApiToken() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<unknown>(`/v1/api-tokens/${encodeURIComponent(id)}`, { method: "DELETE" }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.apiTokens }),
   });
 }

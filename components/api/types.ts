@@ -81,6 +81,8 @@ export interface AssistantBootstrap {
   assistant_status: AssistantStatus;
   input_enabled: boolean;
   max_question_length: number;
+  /** The chat model can call tools: the UI may offer agent mode (issue 17). */
+  agent_mode_available?: boolean;
 }
 
 export interface SourceReference {
@@ -173,8 +175,19 @@ export interface StoredMessage {
   finish_reason: string | null;
   engine: string | null;
   /** What the turn recorded beside the answer: `error_code` of a failed or no-context turn, `partial`. */
-  metadata?: { error_code?: string; partial?: boolean } | null;
+  metadata?: { error_code?: string; partial?: boolean; agent_steps?: AgentStepView[] } | null;
   created_at: string;
+}
+
+/** One tool call of an agent-mode answer, live from SSE or saved with the message (issue 17). */
+export interface AgentStepView {
+  id: string;
+  name: string;
+  arguments?: unknown;
+  status: "running" | "ok" | "error";
+  count: number;
+  duration_ms?: number;
+  summary?: string;
 }
 
 export interface SessionUser {
@@ -193,4 +206,14 @@ export interface KnowledgeMember {
   email: string;
   name: string;
   role: KnowledgeRole;
+}
+
+/** An API token as listed (the secret is only in the create response). Issue 17. */
+export interface ApiTokenSummary {
+  id: string;
+  name: string;
+  scope: "full" | "read";
+  knowledge_ids: string[];
+  created_at: string;
+  last_used_at: string | null;
 }

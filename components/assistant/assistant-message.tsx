@@ -6,6 +6,7 @@ import { AlertIcon, RefreshIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/spinner";
 import { focusRing } from "@/components/ui/button";
 import { cx } from "@/components/ui/cx";
+import { AgentSteps } from "./agent-steps";
 import type { ChatMessage } from "./chat-reducer";
 import { MarkdownAnswer } from "./markdown-answer";
 import { orderReferences } from "./citation-order";
@@ -72,6 +73,7 @@ export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk 
     <article data-testid="message-assistant" data-message-id={message.id} data-phase={phase} aria-busy={working} className="flex flex-col gap-1">
       <span className="sr-only">{t("chat.assistant")}</span>
       <div className="rounded-2xl rounded-bl-md border border-slate-200 bg-white px-3.5 py-3 shadow-sm">
+        {message.steps?.length ? <AgentSteps steps={message.steps} live={working} /> : null}
         {(phase === "pending" || phase === "retrieving") && !message.content ? (
           <p data-testid="retrieval-indicator" className="flex items-center gap-2 text-sm text-slate-500">
             <Spinner className="h-3.5 w-3.5 text-indigo-500" />

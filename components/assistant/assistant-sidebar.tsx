@@ -7,6 +7,7 @@ import { queryKeys, useBootstrap, useConversations, useDeleteConversation, useKn
 import { isApiError } from "@/components/api/http-client";
 import { useWorkspaceStore } from "@/components/workspace/workspace-store";
 import { AssistantView, type LoadState } from "./assistant-view";
+import { useAnswerModeStore } from "./answer-mode-store";
 import { askQuestion, loadConversation, newConversation, retryAnswer, stopStreaming } from "./chat-controller";
 import { getChatSession, useChatSession } from "./chat-store";
 import { readConversationLocation, useConversationUrl, writeConversationLocation } from "./conversation-url";
@@ -36,6 +37,9 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
   const conversations = useConversations(kbId);
   const deleteConversation = useDeleteConversation(kbId ?? "");
   const session = useChatSession(kbId);
+  const agentOn = useAnswerModeStore((s) => s.agent);
+  // Agent mode only where the server offers it; otherwise the usual grounded answer.
+  const mode = agentOn && bootstrap.data?.agent_mode_available ? ("agent" as const) : ("grounded" as const);
 
   const latestConversationId = conversations.data?.items[0]?.id ?? null;
   // Bumped when a restore settles, so the URL sync sees that the page's first state is decided.
@@ -89,9 +93,9 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
       bootstrapError={errorText(bootstrap.error)}
       onRetryBootstrap={() => void bootstrap.refetch()}
       session={session}
-      onAsk={(q) => kbId && void askQuestion(kbId, q, { onSettled: settled(kbId) })}
+      onAsk={(q) => kbId && void askQuestion(kbId, q, { onSettled: settled(kbId), mode })}
       onStop={() => kbId && stopStreaming(kbId)}
-      onRetry={(id) => kbId && retryAnswer(kbId, id, { onSettled: settled(kbId) })}
+      onRetry={(id) => kbId && retryAnswer(kbId, id, { onSettled: settled(kbId), mode })}
       conversations={conversations.data?.items}
       conversationsState={stateOf(conversations, !!kbId)}
       conversationsError={errorText(conversations.error)}

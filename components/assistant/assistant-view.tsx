@@ -12,6 +12,7 @@ import { Spinner } from "@/components/ui/spinner";
 import type { ChatSession } from "./chat-reducer";
 import { composerEnabled } from "./assistant-status";
 import { AssistantMessage, UserMessage } from "./assistant-message";
+import { AgentModeToggle } from "./agent-mode-toggle";
 import { Composer } from "./composer";
 import { ConversationHistory } from "./conversation-history";
 import { KbSelect } from "./kb-select";
@@ -228,6 +229,7 @@ export function AssistantView(p: AssistantViewProps) {
           ) : p.bootstrap ? (
             <StatusNotice id={noticeId} bootstrap={p.bootstrap} onAction={p.onStatusAction} />
           ) : null}
+          {p.bootstrap?.agent_mode_available ? <AgentModeToggle /> : null}
           <Composer
             enabled={enabled}
             streaming={busy}

@@ -21,6 +21,8 @@ const localId = (p: string) => `${p}-${Date.now().toString(36)}-${(seq++).toStri
 
 export interface AskOptions {
   onSettled?: () => void;
+  /** "agent" only when bootstrap reported agent_mode_available (the server refuses otherwise). */
+  mode?: "grounded" | "agent";
 }
 
 export function isStreaming(kbId: string): boolean {
@@ -52,7 +54,7 @@ export async function askQuestion(kbId: string, question: string, opts: AskOptio
         file_ids: null,
         conversation_id: session.conversationId,
         history_limit: 6,
-        answer_mode: "grounded",
+        answer_mode: opts.mode ?? "grounded",
         use_query_rewrite: false,
         min_score: null,
         external_knowledge_refs: [],
@@ -70,6 +72,20 @@ export async function askQuestion(kbId: string, question: string, opts: AskOptio
               hitCount: typeof d.hit_count === "number" ? d.hit_count : undefined,
               sources: Array.isArray(d.sources) ? (d.sources as RetrievalSourceStatus[]) : undefined,
               translatedQueries: Array.isArray(d.translated_queries) ? (d.translated_queries as TranslatedQuery[]) : undefined,
+            });
+            break;
+          case "tool_call":
+            dispatch(kbId, { type: "tool_call", id: String(d.id ?? ""), name: String(d.name ?? ""), arguments: d.arguments });
+            break;
+          case "tool_result":
+            dispatch(kbId, {
+              type: "tool_result",
+              id: String(d.id ?? ""),
+              name: String(d.name ?? ""),
+              status: d.status === "ok" ? "ok" : "error",
+              count: typeof d.count === "number" ? d.count : 0,
+              durationMs: typeof d.duration_ms === "number" ? d.duration_ms : 0,
+              summary: String(d.summary ?? ""),
             });
             break;
           case "references":

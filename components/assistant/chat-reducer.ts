@@ -1,6 +1,6 @@
 // Pure state transitions of one conversation in the sidebar, driven by the SSE events of
 // SPEC §5. Kept free of React and I/O so every transition is unit-tested.
-import type { RetrievalSourceStatus, SourceReference, StoredMessage, TranslatedQuery } from "@/components/api/types";
+import type { AgentStepView, RetrievalSourceStatus, SourceReference, StoredMessage, TranslatedQuery } from "@/components/api/types";
 
 export type AssistantPhase = "pending" | "retrieving" | "streaming" | "done" | "stopped" | "error";
 
@@ -26,6 +26,8 @@ export interface ChatMessage {
   sources?: RetrievalSourceStatus[];
   /** The question as translated for retrieval (cross-language KBs), shown under the answer. */
   translatedQueries?: TranslatedQuery[];
+  /** Agent mode: the tool calls, in call order (running until their result arrives). */
+  steps?: AgentStepView[];
 }
 
 export interface ChatSession {
@@ -41,6 +43,8 @@ export type ChatAction =
   | { type: "ask"; userId: string; assistantId: string; question: string }
   | { type: "start"; conversationId: string; messageId: string | null }
   | { type: "retrieval"; status: "searching" | "done" | string; hitCount?: number; sources?: RetrievalSourceStatus[]; translatedQueries?: TranslatedQuery[] }
+  | { type: "tool_call"; id: string; name: string; arguments: unknown }
+  | { type: "tool_result"; id: string; name: string; status: "ok" | "error"; count: number; durationMs: number; summary: string }
   | { type: "references"; items: SourceReference[] }
   | { type: "delta"; text: string }
   | { type: "related"; items: string[] }
@@ -78,6 +82,17 @@ export function chatReducer(s: ChatSession, a: ChatAction): ChatSession {
           ? { ...m, phase: "retrieving" }
           : { ...m, phase: m.phase === "retrieving" || m.phase === "pending" ? "streaming" : m.phase, hitCount: a.hitCount ?? null, sources: a.sources, translatedQueries: a.translatedQueries },
       );
+    case "tool_call":
+      return updateActive(s, (m) => ({
+        ...m,
+        phase: m.phase === "pending" ? "retrieving" : m.phase,
+        steps: [...(m.steps ?? []).filter((x) => x.id !== a.id), { id: a.id, name: a.name, arguments: a.arguments, status: "running", count: 0 }],
+      }));
+    case "tool_result":
+      return updateActive(s, (m) => ({
+        ...m,
+        steps: (m.steps ?? []).map((x) => (x.id === a.id ? { ...x, status: a.status, count: a.count, duration_ms: a.durationMs, summary: a.summary } : x)),
+      }));
     case "references":
       return updateActive(s, (m) => ({ ...m, references: [...a.items].sort((x, y) => x.index - y.index), phase: m.phase === "retrieving" || m.phase === "pending" ? "streaming" : m.phase }));
     case "delta":
@@ -143,6 +158,7 @@ export function fromStored(items: StoredMessage[]): ChatMessage[] {
       question: lastQuestion,
       engine: m.engine,
       finishReason: m.finish_reason,
+      steps: Array.isArray(m.metadata?.agent_steps) ? m.metadata.agent_steps : undefined,
     };
   });
 }

@@ -355,6 +355,33 @@ export const zh = {
   "rt.explain.final": "与 min_score 比较的分数，也是结果排序依据。",
   "rt.explain.relevanceRank": "MMR 之前按得分的名次。",
   "rt.explain.mmrPosition": "MMR 为减少重复内容而选取它的顺序。",
+
+  // API tokens and MCP (issue 17)
+  "tokens.menu": "API 令牌与 MCP",
+  "tokens.title": "API 令牌",
+  "tokens.intro": "外部智能体用令牌调用检索接口和 MCP 工具。MCP 地址：{url}，请求头：Authorization: Bearer <令牌>。",
+  "tokens.name": "名称",
+  "tokens.scope": "权限",
+  "tokens.scope.read": "只读（检索与工具）",
+  "tokens.scope.full": "完整（以你的身份操作）",
+  "tokens.kbs": "限定知识库（不选 = 全部）",
+  "tokens.create": "创建令牌",
+  "tokens.secret": "新令牌只显示这一次，请立即复制：",
+  "tokens.empty": "还没有令牌",
+  "tokens.allKbs": "全部知识库",
+  "tokens.revoke": "撤销令牌「{name}」",
+
+  // Agent answer mode (issue 17)
+  "agent.toggle": "智能体模式",
+  "agent.toggleHint": "让模型调用工具逐步查找资料再回答",
+  "agent.steps": "查找步骤 {count} 步",
+  "agent.step.search": "搜索 {query}：{count} 条",
+  "agent.step.grep": "查找关键词 {keywords}：{count} 个文档",
+  "agent.step.read": "读取文档 第 {from}–{to} 段",
+  "agent.step.info": "查看文档信息：{count} 个",
+  "agent.step.kbs": "列出知识库：{count} 个",
+  "agent.step.other": "{name}：{count} 条",
+  "agent.step.failed": "失败",
 } as const;
 
 export type MessageKey = keyof typeof zh;
@@ -713,6 +740,33 @@ export const en = {
   "rt.explain.final": "What min_score is compared with, and what orders the results.",
   "rt.explain.relevanceRank": "Rank by score before MMR.",
   "rt.explain.mmrPosition": "The order in which MMR picked it to avoid near-duplicate passages.",
+
+  // API tokens and MCP (issue 17)
+  "tokens.menu": "API tokens & MCP",
+  "tokens.title": "API tokens",
+  "tokens.intro": "Outside agents use a token to call the retrieval endpoint and the MCP tools. MCP URL: {url}, header: Authorization: Bearer <token>.",
+  "tokens.name": "Name",
+  "tokens.scope": "Scope",
+  "tokens.scope.read": "Read-only (retrieval and tools)",
+  "tokens.scope.full": "Full (acts as you)",
+  "tokens.kbs": "Limit to knowledge bases (none = all)",
+  "tokens.create": "Create token",
+  "tokens.secret": "The new token is shown only once; copy it now:",
+  "tokens.empty": "No tokens yet",
+  "tokens.allKbs": "All knowledge bases",
+  "tokens.revoke": "Revoke token “{name}”",
+
+  // Agent answer mode (issue 17)
+  "agent.toggle": "Agent mode",
+  "agent.toggleHint": "The model calls tools to look things up step by step, then answers",
+  "agent.steps": "{count} lookup steps",
+  "agent.step.search": "Search {query}: {count} hits",
+  "agent.step.grep": "Find keywords {keywords}: {count} documents",
+  "agent.step.read": "Read document, chunks {from}–{to}",
+  "agent.step.info": "Document details: {count}",
+  "agent.step.kbs": "List knowledge bases: {count}",
+  "agent.step.other": "{name}: {count}",
+  "agent.step.failed": "failed",
 } as const satisfies Dictionary;
 
 export const dictionaries = { zh: zh as Dictionary, en: en as Dictionary };

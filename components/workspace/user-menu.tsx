@@ -9,12 +9,14 @@ import { Badge } from "@/components/ui/badge";
 import { focusRing } from "@/components/ui/button";
 import { ChevronIcon } from "@/components/ui/icons";
 import { cx } from "@/components/ui/cx";
+import { ApiTokensDialog } from "./api-tokens-dialog";
 
 export function UserMenu({ me }: { me: MeResponse }) {
   const t = useT();
   const router = useRouter();
   const qc = useQueryClient();
   const [open, setOpen] = useState(false);
+  const [tokensOpen, setTokensOpen] = useState(false);
   const root = useRef<HTMLDivElement>(null);
   const name = me.user.name || me.user.email;
 
@@ -67,6 +69,18 @@ export function UserMenu({ me }: { me: MeResponse }) {
             <p className="truncate text-sm font-medium text-slate-900">{me.user.name || "—"}</p>
             <p className="truncate text-xs text-slate-500">{me.user.email}</p>
           </div>
+          <button
+            type="button"
+            role="menuitem"
+            data-testid="open-api-tokens"
+            onClick={() => {
+              setOpen(false);
+              setTokensOpen(true);
+            }}
+            className={cx("mt-1 w-full rounded-lg px-2 py-2 text-left text-sm text-slate-700 hover:bg-slate-100", focusRing)}
+          >
+            {t("tokens.menu")}
+          </button>
           {me.auth_mode === "local" ? (
             <div className="px-2 py-1.5 text-xs text-slate-500">
               <Badge tone="brand">{t("user.localMode")}</Badge>
@@ -79,6 +93,7 @@ export function UserMenu({ me }: { me: MeResponse }) {
           )}
         </div>
       ) : null}
+      <ApiTokensDialog open={tokensOpen} onClose={() => setTokensOpen(false)} />
     </div>
   );
 }

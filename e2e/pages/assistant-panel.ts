@@ -38,6 +38,15 @@ export class AssistantPanel {
     this.conversationItems = this.root.getByTestId("conversation-item");
   }
 
+  /** Agent answer mode switch (shown only when bootstrap offers the mode). */
+  get agentToggle(): Locator {
+    return this.root.getByTestId("agent-mode-toggle");
+  }
+
+  agentSteps(answer: Locator = this.lastAnswer()): Locator {
+    return answer.getByTestId("agent-step");
+  }
+
   lastAnswer(): Locator {
     return this.assistantMessages.last();
   }

@@ -24,6 +24,9 @@ export type Scenario = { endpoint?: Endpoint } & (
   | { kind: "stall" } // headers, then silence until the client leaves
   | { kind: "cut"; afterTokens?: number; tokens?: string[] } // socket destroyed mid-answer
   | { kind: "malformed"; afterTokens?: number; tokens?: string[] } // one chunk is not JSON
+  // One round of tool calling (non-streaming): the assistant asks for these calls. `arguments`
+  // objects are sent as JSON text; a string is sent as is (to test malformed arguments).
+  | { kind: "tool_calls"; calls: Array<{ name: string; arguments: unknown; id?: string }>; text?: string }
 );
 
 export interface RecordedRequest {
@@ -129,6 +132,51 @@ export function fakeGroundedReply(messages: Msg[]): string {
     if (!best) continue;
     const quote = Array.from(best).slice(0, 60).join("").trim();
     return CJK.test(quote) ? `根据参考资料，“${quote}”[1]。` : `According to the references, "${quote}" [1].`;
+  }
+  return "当前知识库未检索到足够依据。";
+}
+
+type ToolMsg = Msg & { tool_calls?: Array<{ function?: { name?: string } }> };
+
+/** The JSON a tool message carries (the app fences it between markers). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a tool result of any tool
+function toolJson(m: Msg): any {
+  const t = textOf(m);
+  const start = t.indexOf("{");
+  const end = t.lastIndexOf("}");
+  if (start === -1 || end <= start) return null;
+  try {
+    return JSON.parse(t.slice(start, end + 1));
+  } catch {
+    return null;
+  }
+}
+
+/** The default agent: search for the question, then read around the best hit, then answer. */
+export function fakeAgentPlan(messages: Msg[]): { calls: Array<{ name: string; arguments: unknown; id?: string }>; text: string | null } | null {
+  const toolMsgs = messages.filter((m) => m.role === "tool");
+  if (toolMsgs.length === 0) {
+    const question = textOf([...messages].reverse().find((m) => m.role === "user") ?? {});
+    return { calls: [{ name: "knowledge_search", arguments: { queries: [question.slice(0, 200)], top_k: 5 } }], text: null };
+  }
+  const lastCall = [...messages].reverse().find((m) => m.role === "assistant" && (m as ToolMsg).tool_calls?.length) as ToolMsg | undefined;
+  if (lastCall?.tool_calls?.[0]?.function?.name === "knowledge_search") {
+    const best = toolJson(toolMsgs.at(-1)!)?.hits?.[0];
+    if (best?.file_id) {
+      return { calls: [{ name: "list_knowledge_chunks", arguments: { file_id: best.file_id, offset: Math.max(0, Number(best.chunk_index) - 2), limit: 5 } }], text: null };
+    }
+  }
+  return null;
+}
+
+/** The final answer: quotes the first search hit that has a `ref` and cites it. */
+export function fakeAgentAnswer(messages: Msg[]): string {
+  for (const m of messages.filter((x) => x.role === "tool")) {
+    const json = toolJson(m);
+    const item = (json?.hits ?? json?.chunks ?? []).find((h: { ref?: number | null }) => typeof h?.ref === "number");
+    if (!item) continue;
+    const quote = Array.from(String(item.text)).slice(0, 60).join("").trim();
+    return CJK.test(quote) ? `根据参考资料，“${quote}”[${item.ref}]。` : `According to the references, "${quote}" [${item.ref}].`;
   }
   return "当前知识库未检索到足够依据。";
 }
@@ -265,6 +313,22 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
 
     // chat
     const messages: Msg[] = Array.isArray(body?.messages) ? body.messages : [];
+    // Tool calling (agent mode): a scripted round, or by default a small deterministic agent
+    // that searches, reads around the best hit, then answers citing that hit's `ref`.
+    if (Array.isArray(body?.tools) && !body?.stream && (scenario.kind === "ok" || scenario.kind === "tool_calls")) {
+      const base = { id: `chatcmpl-fake-${requestIndex}`, object: "chat.completion", created: 0, model: body?.model ?? "fake" };
+      const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+      const plan = scenario.kind === "tool_calls" ? { calls: scenario.calls, text: scenario.text ?? null } : body.tool_choice === "none" ? null : fakeAgentPlan(messages);
+      if (plan && plan.calls.length) {
+        const tool_calls = plan.calls.map((c, i) => ({
+          id: c.id ?? `call_${requestIndex}_${i}`,
+          type: "function",
+          function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
+        }));
+        return sendJson(res, 200, { ...base, choices: [{ index: 0, message: { role: "assistant", content: plan.text, tool_calls }, finish_reason: "tool_calls" }], usage });
+      }
+      return sendJson(res, 200, { ...base, choices: [{ index: 0, message: { role: "assistant", content: fakeAgentAnswer(messages) }, finish_reason: "stop" }], usage });
+    }
     const tokens = ("tokens" in scenario ? scenario.tokens : undefined) ?? tokenize(fakeGroundedReply(messages));
     const finishReason = scenario.kind === "stream" ? (scenario.finishReason ?? "stop") : "stop";
     const promptTokens = messages.reduce((n, m) => n + Math.ceil(textOf(m).length / 4), 0);

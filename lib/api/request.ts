@@ -51,6 +51,21 @@ export function assertNoNul(value: unknown, path: string[] = []): void {
   }
 }
 
+/**
+ * Reads at most `maxBytes` (PAYLOAD_TOO_LARGE beyond) and parses JSON without a schema, for
+ * protocols that answer bad JSON in their own format (MCP's JSON-RPC parse error).
+ */
+export async function readLimitedJson(request: Request, maxBytes: number): Promise<{ ok: true; value: unknown } | { ok: false }> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw new AppError("PAYLOAD_TOO_LARGE", `The body exceeds ${maxBytes} bytes.`);
+  const text = await readLimited(request, maxBytes);
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
 async function readLimited(request: Request, maxBytes: number): Promise<string> {
   if (!request.body) return "";
   const reader = request.body.getReader();

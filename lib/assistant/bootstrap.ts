@@ -2,6 +2,7 @@ import "server-only";
 import { requireKnowledgeAccess } from "@/lib/auth/access";
 import { getDb } from "@/lib/db/client";
 import { getKnowledgeSummary } from "@/lib/db/knowledges";
+import { agentModeAvailable } from "./agent";
 import { assistantStatus, MAX_QUESTION_LENGTH } from "./status";
 
 export async function getBootstrap(userId: string, knowledgeId: string) {
@@ -20,5 +21,7 @@ export async function getBootstrap(userId: string, knowledgeId: string) {
     assistant_status: status,
     input_enabled: status === "ready",
     max_question_length: MAX_QUESTION_LENGTH,
+    // Agent answer mode is offered only when the chat model takes tools (issue 17).
+    agent_mode_available: agentModeAvailable(),
   };
 }

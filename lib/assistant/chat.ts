@@ -22,10 +22,11 @@ import {
   updateStreamingContent,
 } from "./conversations";
 import { PartialSaver } from "./partial-saver";
+import { agentReferences, runAgentLoop } from "./agent";
 import { bindExternalRefs, listExternalRefs, type ExternalRef } from "./external-refs";
 import { DeltaBatcher } from "./delta-batcher";
 import { extractAnswer, pieces } from "./engines/extractive";
-import { MarkerFilter } from "./markers";
+import { citedIndexes, MarkerFilter } from "./markers";
 import {
   buildCreativeMessages,
   buildGroundedMessages,
@@ -39,7 +40,7 @@ import { parseRelated, relatedFromReferences } from "./related";
 import { createSseStream, type SseWriter } from "./sse-writer";
 import { assertAcceptingTurns, isShutdownAbort, trackTurn } from "./turn-registry";
 
-export type AnswerMode = "grounded" | "references_only" | "creative";
+export type AnswerMode = "grounded" | "references_only" | "creative" | "agent";
 
 export interface ChatInput {
   message: string;
@@ -93,6 +94,7 @@ export async function prepareChatTurn(principal: Principal, knowledgeId: string,
   if (!kb.assistant_enabled) throw new AppError("FORBIDDEN", "The assistant is not enabled for you on this knowledge base.");
   if (kb.file_count === 0) throw new AppError("KNOWLEDGE_EMPTY");
   if (kb.ready_file_count === 0) throw new AppError("KNOWLEDGE_NOT_READY");
+  if (input.answer_mode === "agent") assertAgentModeAvailable();
 
   if (input.file_ids && input.file_ids.length > 0) {
     const ids = [...new Set(input.file_ids)];
@@ -150,6 +152,12 @@ export async function prepareChatTurn(principal: Principal, knowledgeId: string,
   };
 }
 
+/** Agent mode needs a chat model that takes OpenAI tools; never a silent downgrade (issue 17). */
+function assertAgentModeAvailable(): void {
+  if (!getModelConfig().chat) throw new AppError("MODEL_UNAVAILABLE", "Agent mode needs a chat model (AI_CHAT_MODEL), and none is configured.");
+  if (!getEnv().AI_CHAT_TOOLS) throw new AppError("MODEL_NO_TOOL_SUPPORT");
+}
+
 interface TurnOutcome {
   content: string;
   references: ReferenceItem[];
@@ -176,7 +184,14 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
     references: [],
     usage: { ...ZERO_USAGE },
     finishReason: "stop",
-    engine: p.input.answer_mode === "references_only" ? "none" : models.chat ? `model:${models.chat.model}` : "extractive",
+    engine:
+      p.input.answer_mode === "references_only"
+        ? "none"
+        : p.input.answer_mode === "agent" && models.chat
+          ? `agent:${models.chat.model}`
+          : models.chat
+            ? `model:${models.chat.model}`
+            : "extractive",
     metadata: {},
   };
   let terminal: { event: "done" | "error"; data: Record<string, unknown> } | null = null;
@@ -197,6 +212,13 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       ? []
       : // The question just saved goes into the prompt separately.
         await loadHistory(p.db, p.conversationId, p.input.history_limit, p.userMessageId);
+
+    if (p.input.answer_mode === "agent" && models.chat) {
+      await answerAsAgent(models.chat, p, history, w, outcome, signal);
+      signal.throwIfAborted();
+      terminal = { event: "done", data: { message_id: p.assistantMessageId, finish_reason: outcome.finishReason, usage: outcome.usage, engine: "agent" } };
+      return;
+    }
 
     let query = p.question;
     if (p.input.use_query_rewrite && models.chat) {
@@ -375,6 +397,63 @@ async function answerWithModel(
     if (outcome.content) outcome.metadata.partial = true;
     throw e;
   }
+}
+
+/**
+ * Agent mode: tool_call / tool_result events while the loop runs, then the references the answer
+ * cites (numbered over the chunks the tools returned) and the answer through the same marker
+ * filter as the other modes. The steps are saved with the message (metadata.agent_steps).
+ */
+async function answerAsAgent(
+  chat: ChatModelConfig,
+  p: Prepared,
+  history: ChatMessage[],
+  w: SseWriter,
+  outcome: TurnOutcome,
+  signal: AbortSignal,
+): Promise<void> {
+  const env = getEnv();
+  const steps: unknown[] = [];
+  outcome.metadata.agent_steps = steps;
+  const answer = await runAgentLoop({
+    chat,
+    question: p.question,
+    history,
+    userId: p.principal.user.id,
+    knowledgeId: p.knowledgeId,
+    limits: { maxSteps: env.AGENT_MAX_STEPS, toolTimeoutMs: env.AGENT_TOOL_TIMEOUT_MS, turnBudgetMs: env.AGENT_TURN_BUDGET_MS },
+    signal,
+    events: {
+      toolCall: (d) => w.send("tool_call", d),
+      toolResult: (d) => {
+        steps.push(d);
+        w.send("tool_result", d);
+      },
+    },
+  });
+  // The saved steps carry the arguments too (the UI shows them after a reload).
+  outcome.metadata.agent_steps = answer.steps;
+  outcome.metadata.agent_out_of_steps = answer.outOfSteps;
+  outcome.usage = answer.usage;
+  outcome.finishReason = answer.finishReason;
+  outcome.references = agentReferences(answer.numbered, citedIndexes(answer.text));
+  w.send("references", { items: outcome.references });
+  const valid = new Set(outcome.references.map((r) => r.index));
+  const filter = new MarkerFilter((n) => valid.has(n));
+  const text = answer.text.trim() ? answer.text : NO_BASIS_ZH;
+  for (const piece of pieces(text)) {
+    const clean = filter.push(piece);
+    if (clean) {
+      outcome.content += clean;
+      w.send("delta", { text: clean });
+    }
+  }
+  const tail = filter.flush();
+  if (tail) {
+    outcome.content += tail;
+    w.send("delta", { text: tail });
+  }
+  outcome.metadata.removed_markers = filter.removed;
 }
 
 function answerExtractively(context: ContextBlock[], answer: string, emit: (t: string) => void): void {

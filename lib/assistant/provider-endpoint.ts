@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { readableKnowledgeIds } from "@/lib/auth/access";
+import { accessTargets } from "@/lib/auth/access";
 import type { Principal } from "@/lib/auth/session";
 import { getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import type { RetrievalRequest } from "@/lib/retrieval/types";
@@ -25,7 +25,7 @@ export async function answerProviderRequest(principal: Principal, request: Retri
     turnId,
     traceId: turnId,
     signal,
-    readableKnowledgeIds: await readableKnowledgeIds(principal.user.id),
+    readableKnowledgeIds: await accessTargets(principal),
   });
   return {
     protocolVersion: 1,

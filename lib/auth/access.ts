@@ -1,6 +1,7 @@
 import "server-only";
 import { getDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
+import type { Principal } from "./session";
 
 export type Role = "owner" | "editor" | "viewer";
 export type Need = "read" | "write" | "manage";
@@ -36,4 +37,15 @@ export async function readableKnowledgeIds(userId: string): Promise<Set<string>>
   const db = await getDb();
   const rows = await db.knowledgeMember.findMany({ where: { userId }, select: { knowledgeId: true } });
   return new Set(rows.map((r) => r.knowledgeId));
+}
+
+/**
+ * The access targets of a principal: the user's readable KBs, narrowed to a token's chosen KBs
+ * when the token has a restriction (a KB the user has since left stays out).
+ */
+export async function accessTargets(principal: Principal): Promise<Set<string>> {
+  const all = await readableKnowledgeIds(principal.user.id);
+  const only = principal.token?.knowledgeIds;
+  if (!only?.length) return all;
+  return new Set(only.filter((id) => all.has(id)));
 }

@@ -5,7 +5,14 @@ import { AppError } from "@/lib/errors";
 export async function listApiTokens(userId: string) {
   const db = await getDb();
   const rows = await db.apiToken.findMany({ where: { userId, revokedAt: null }, orderBy: { createdAt: "desc" } });
-  return rows.map((t) => ({ id: t.id, name: t.name, created_at: t.createdAt.toISOString(), last_used_at: t.lastUsedAt?.toISOString() ?? null }));
+  return rows.map((t) => ({
+    id: t.id,
+    name: t.name,
+    scope: t.scope,
+    knowledge_ids: t.knowledgeIds,
+    created_at: t.createdAt.toISOString(),
+    last_used_at: t.lastUsedAt?.toISOString() ?? null,
+  }));
 }
 
 export async function revokeApiToken(userId: string, tokenId: string) {

@@ -9,10 +9,29 @@ export const SESSION_COOKIE = "ka_session";
 const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 export const LOCAL_OWNER_ID = "local-owner";
 
+export type TokenScope = "full" | "read";
+export const TOKEN_SCOPES = ["full", "read"] as const;
+
+/** What an API token may do (set when the token was made; issue 17). */
+export interface TokenGrant {
+  id: string;
+  /** "read": only the retrieval endpoints (provider retrieve, MCP tools); "full": acts as its user. */
+  scope: TokenScope;
+  /** KB ids the token is narrowed to; empty = every KB its user can read. */
+  knowledgeIds: string[];
+}
+
 export interface Principal {
   user: { id: string; email: string; name: string };
   /** "local" in local mode, "token:<id>" for API tokens, otherwise the session row id. */
   sessionId: string;
+  /** Present when the caller authenticated with an API token. */
+  token?: TokenGrant;
+}
+
+/** A token that may only call the retrieval endpoints: read scope, or narrowed to chosen KBs. */
+export function isLimitedToken(p: Principal): boolean {
+  return !!p.token && (p.token.scope !== "full" || p.token.knowledgeIds.length > 0);
 }
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
@@ -70,7 +89,11 @@ export async function getPrincipal(request: Request): Promise<Principal | null> 
       include: { user: true },
     });
     if (!token || token.revokedAt) return null;
-    return { user: pick(token.user), sessionId: `token:${token.id}` };
+    return {
+      user: pick(token.user),
+      sessionId: `token:${token.id}`,
+      token: { id: token.id, scope: token.scope === "full" ? "full" : "read", knowledgeIds: token.knowledgeIds },
+    };
   }
   if (env.AUTH_MODE === "local") {
     return { user: pick(await ensureLocalOwner()), sessionId: "local" };
@@ -82,9 +105,17 @@ export async function getPrincipal(request: Request): Promise<Principal | null> 
   return { user: pick(session.user), sessionId: session.id };
 }
 
-export async function requirePrincipal(request: Request): Promise<Principal> {
+/**
+ * The caller, or UNAUTHENTICATED. A limited token (read scope or narrowed to KBs) is refused
+ * here unless the route is one of the retrieval endpoints, which pass `allowLimitedToken`: so
+ * every other route (all writes included) is closed to it by default, not route by route.
+ */
+export async function requirePrincipal(request: Request, opts: { allowLimitedToken?: boolean } = {}): Promise<Principal> {
   const p = await getPrincipal(request);
   if (!p) throw new AppError("UNAUTHENTICATED");
+  if (!opts.allowLimitedToken && isLimitedToken(p)) {
+    throw new AppError("FORBIDDEN", "This API token is limited to retrieval and tools (/v1/provider/retrieve, /v1/mcp).");
+  }
   return p;
 }
 
@@ -153,11 +184,23 @@ export function sessionCookie(request: Request, token: string, expiresAt: Date |
 }
 
 /** Creates an API token for agents and other instances (SPEC §8, §9). Returns the secret once. */
-export async function createApiToken(userId: string, name: string) {
+export async function createApiToken(
+  userId: string,
+  name: string,
+  grant: { scope?: TokenScope; knowledgeIds?: string[] } = {},
+) {
   const db = await getDb();
+  const knowledgeIds = [...new Set(grant.knowledgeIds ?? [])];
+  if (knowledgeIds.length) {
+    // Only KBs the user can read; another user's id looks missing.
+    const found = await db.knowledgeMember.count({ where: { userId, knowledgeId: { in: knowledgeIds } } });
+    if (found !== knowledgeIds.length) throw new AppError("KNOWLEDGE_NOT_FOUND");
+  }
   const secret = `ka_${randomBytes(24).toString("base64url")}`;
-  const row = await db.apiToken.create({ data: { id: randomUUID(), userId, name, tokenHash: sha256(secret) } });
-  return { id: row.id, name: row.name, token: secret };
+  const row = await db.apiToken.create({
+    data: { id: randomUUID(), userId, name, tokenHash: sha256(secret), scope: grant.scope ?? "full", knowledgeIds },
+  });
+  return { id: row.id, name: row.name, scope: row.scope, knowledge_ids: row.knowledgeIds, token: secret };
 }
 
 // A real argon2 hash of a random string, so a missing user costs one verification too.

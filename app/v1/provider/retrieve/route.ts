@@ -24,7 +24,8 @@ async function tokenPrincipal(request: Request) {
   // Machine-to-machine only: a browser session cannot use this endpoint (no bare retrieval
   // for the browser, SPEC §4).
   if (!request.headers.get("authorization")?.startsWith("Bearer ")) throw new AppError("UNAUTHENTICATED", "An API token is required.");
-  return requirePrincipal(request);
+  // Read-scope and KB-narrowed tokens are made for this endpoint (and MCP): it changes nothing.
+  return requirePrincipal(request, { allowLimitedToken: true });
 }
 
 export const GET = apiRoute(async (request) => {

@@ -19,7 +19,8 @@ const body = z
     file_ids: z.array(id).max(100).nullable().default(null),
     conversation_id: id.nullable().default(null),
     history_limit: z.number().int().min(0).max(20).default(6),
-    answer_mode: z.enum(["grounded", "references_only", "creative"]).default("grounded"),
+    // "agent": the model calls the knowledge tools (issue 17); refused when it cannot.
+    answer_mode: z.enum(["grounded", "references_only", "creative", "agent"]).default("grounded"),
     use_query_rewrite: z.boolean().default(false),
     min_score: z.number().min(0).max(1).nullable().default(null),
     external_knowledge_refs: z.array(externalRefSchema).max(20).default([]),

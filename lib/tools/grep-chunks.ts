@@ -1,0 +1,165 @@
+import "server-only";
+import { z } from "zod";
+import { tokenize } from "@/lib/retrieval/text/tokenize";
+import { emptyReason, knowledgeBaseIdsField, quoteList, readyFileCounts, resolveKnowledgeIds, throwIfAborted, toolDb, toolId, toolText } from "./common";
+import type { ToolDefinition } from "./types";
+
+// Patterns only a regular expression would use. The tool matches literal text; refusing these
+// tells the agent to send the words themselves instead of silently matching nothing.
+const REGEX_LIKE = /\.\*|\.\+|\.\?|\\[dDwWsSbB]|\(\?|\[[^\]]*\]|\{\d+(,\d*)?\}|^\^|\$$|\|/;
+
+const keyword = toolText(50, "each keyword").refine(
+  (s) => !REGEX_LIKE.test(s),
+  "grep_chunks matches literal text, not regular expressions: send the words themselves (for example 保修 and 期限 as two keywords instead of 保修.*期限)",
+);
+
+const input = z
+  .object({
+    keywords: z
+      .array(keyword)
+      .min(1, "give at least one keyword")
+      .max(10, "at most 10 keywords per call")
+      .describe("1-10 short keywords or exact phrases (names, numbers, terms), each at most 50 characters."),
+    knowledge_base_ids: knowledgeBaseIdsField,
+    file_ids: z.array(toolId).max(50, "at most 50 file_ids").optional().describe("Only look in these documents."),
+    max_documents: z.number().int().min(1).max(50).default(20).describe("Documents to return, 1-50."),
+  })
+  .strict();
+
+const chunkMatch = z.object({ chunk_id: z.string(), chunk_index: z.number().int(), snippets: z.array(z.string()) });
+const documentMatch = z.object({
+  file_id: z.string(),
+  file_name: z.string(),
+  knowledge_base_id: z.string(),
+  keyword_counts: z.record(z.string(), z.number().int()),
+  distinct_keywords: z.number().int(),
+  total_matches: z.number().int(),
+  chunks: z.array(chunkMatch),
+});
+const output = z.object({ documents: z.array(documentMatch), truncated: z.boolean(), reason: z.string().nullable() });
+export type GrepChunksInput = z.infer<typeof input>;
+export type GrepChunksOutput = z.infer<typeof output>;
+
+/** Matching chunks read per call; beyond it the result says `truncated` (ask narrower keywords). */
+export const GREP_MAX_CHUNKS = 2000;
+const CHUNKS_PER_DOCUMENT = 10;
+const SNIPPETS_PER_CHUNK = 3;
+const SNIPPET_RADIUS = 30;
+/** pg_trgm extracts no trigram from a LIKE pattern shorter than this. */
+const MIN_TRIGRAM_CHARS = 3;
+
+/** ILIKE pattern that matches `s` literally (backslash is ILIKE's default escape). */
+export function likeLiteral(s: string): string {
+  return `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Every position of `needle` in `hay`, both already lower-cased. */
+function positions(hay: string, needle: string): number[] {
+  const out: number[] = [];
+  for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + needle.length)) out.push(i);
+  return out;
+}
+
+interface Row {
+  id: string;
+  ordinal: number;
+  content: string;
+  file_id: string;
+  file_name: string;
+  knowledge_id: string;
+}
+
+export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> = {
+  name: "grep_chunks",
+  description:
+    "Exact, case-insensitive keyword match over the documents' text (literal, not a regular expression). " +
+    "Use short keywords or phrases: names, codes, numbers, terms; several alternatives at once (synonyms, " +
+    "both spellings). Results are grouped per document with match counts per keyword and snippets, documents " +
+    "matching more distinct keywords first. For questions in natural language use knowledge_search; to read " +
+    "around a match call list_knowledge_chunks with offset = chunk_index - 2.",
+  inputSchema: input,
+  outputSchema: output,
+  async run(args, ctx) {
+    const kbIds = resolveKnowledgeIds(args.knowledge_base_ids, ctx);
+    const db = await toolDb();
+    const counts = await readyFileCounts(db, kbIds);
+    const reason = emptyReason(kbIds, counts);
+    if (reason) return { documents: [], truncated: false, reason };
+    const keywords = [...new Set(args.keywords)];
+    // One arm per keyword, OR-ed, each answered by an index: keywords of three characters or
+    // more by ILIKE over the trigram GIN index (chunks_content_trgm_idx); shorter ones (two-
+    // character Chinese words are common) have no trigram, so they are looked up in the word
+    // postings (chunk_terms) when they are one token, and only otherwise scanned with ILIKE.
+    const params: unknown[] = [kbIds];
+    const arms = keywords.map((k) => {
+      const terms = [...k].length < MIN_TRIGRAM_CHARS ? tokenize(k) : [];
+      if (terms.length === 1) {
+        params.push(terms[0]);
+        return `SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}`;
+      }
+      params.push(likeLiteral(k));
+      return `SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}`;
+    });
+    let fileFilter = "";
+    if (args.file_ids?.length) {
+      params.push(args.file_ids);
+      fileFilter = `AND c.file_id = ANY($${params.length}::text[])`;
+    }
+    params.push(GREP_MAX_CHUNKS + 1);
+    // The arms are a UNION, not an OR: an OR mixing a postings subquery with ILIKE cannot be a
+    // bitmap OR and made the planner scan every chunk. Matching chunks come first, from the
+    // chunks table alone (a materialized CTE), so the planner
+    // cannot start from the files table and probe every file's chunks (bench:tools saw that plan
+    // with stale file statistics); the files' status and names are joined to the matches only.
+    const rows = await db.$queryRawUnsafe<Row[]>(
+      `WITH m AS MATERIALIZED (
+         SELECT c.id, c.ordinal, c.content, c.file_id, c.knowledge_id
+           FROM chunks c
+          WHERE c.id IN (${arms.join(" UNION ")}) ${fileFilter}
+          LIMIT $${params.length} * 2)
+       SELECT m.id, m.ordinal, m.content, m.file_id, f.name AS file_name, m.knowledge_id
+         FROM m JOIN knowledge_files f ON f.id = m.file_id
+        WHERE f.status = 'success'
+        ORDER BY m.file_id, m.ordinal
+        LIMIT $${params.length}`,
+      ...params,
+    );
+    throwIfAborted(ctx.signal);
+    const truncated = rows.length > GREP_MAX_CHUNKS;
+    const lowered = keywords.map((k) => k.toLowerCase());
+    const docs = new Map<string, z.infer<typeof documentMatch>>();
+    for (const r of rows.slice(0, GREP_MAX_CHUNKS)) {
+      const hay = r.content.toLowerCase();
+      let doc = docs.get(r.file_id);
+      if (!doc) {
+        doc = { file_id: r.file_id, file_name: r.file_name, knowledge_base_id: r.knowledge_id, keyword_counts: {}, distinct_keywords: 0, total_matches: 0, chunks: [] };
+        docs.set(r.file_id, doc);
+      }
+      const snippets: string[] = [];
+      keywords.forEach((k, i) => {
+        const at = positions(hay, lowered[i]!);
+        if (at.length === 0) return;
+        doc.keyword_counts[k] = (doc.keyword_counts[k] ?? 0) + at.length;
+        doc.total_matches += at.length;
+        for (const p of at) {
+          if (snippets.length >= SNIPPETS_PER_CHUNK) break;
+          const from = Math.max(0, p - SNIPPET_RADIUS);
+          const to = Math.min(r.content.length, p + k.length + SNIPPET_RADIUS);
+          snippets.push(`${from > 0 ? "…" : ""}${r.content.slice(from, to)}${to < r.content.length ? "…" : ""}`);
+        }
+      });
+      // ILIKE and lower-casing can disagree on rare characters; keep only what JS can show.
+      if (snippets.length && doc.chunks.length < CHUNKS_PER_DOCUMENT) doc.chunks.push({ chunk_id: r.id, chunk_index: Number(r.ordinal), snippets });
+    }
+    const documents = [...docs.values()]
+      .map((d) => ({ ...d, distinct_keywords: Object.keys(d.keyword_counts).length }))
+      .filter((d) => d.total_matches > 0)
+      .sort((a, b) => b.distinct_keywords - a.distinct_keywords || b.total_matches - a.total_matches || a.file_name.localeCompare(b.file_name))
+      .slice(0, args.max_documents);
+    return { documents, truncated, reason: documents.length ? null : `No document contains ${quoteList(keywords, 3)}.` };
+  },
+  summarize(out) {
+    const matches = out.documents.reduce((n, d) => n + d.total_matches, 0);
+    return { count: out.documents.length, summary: `${matches} matches in ${out.documents.length} documents` };
+  },
+};

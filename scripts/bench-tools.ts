@@ -1,0 +1,176 @@
+// Agent tools benchmark (a figure, not a test; issue 17). Indexes a dataset in the shared format
+// (or N synthetic chunks made of its sentences) into a fresh embedded database through the real
+// index writer, then times every tool through the registry's callTool — the path MCP and agent
+// mode use — next to retrieve() in the same run, per query. Run with the react-server condition
+// so "server-only" resolves to its empty module:
+//
+//   npm run bench:tools -- --dataset ../shared/bench/cmrc2018-sent
+//   npm run bench:tools -- --dataset ../shared/bench/cmrc2018-sent --scale 200000
+//
+// Options: --limit N (queries timed, default 200), --out FILE (default docs/bench-tools.md,
+// appended; --out - prints only), --database-url URL (PostgreSQL server instead of PGlite).
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import path from "node:path";
+
+const argv = process.argv.slice(2);
+const arg = (name: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const datasetDir = arg("dataset");
+if (!datasetDir) {
+  console.error("usage: bench-tools --dataset DIR [--scale N] [--limit N] [--out FILE] [--database-url URL]");
+  process.exit(2);
+}
+const scale = Number(arg("scale") ?? 0);
+const limit = Number(arg("limit") ?? 200);
+const outFile = arg("out") ?? "docs/bench-tools.md";
+const databaseUrl = arg("database-url");
+
+interface Doc {
+  id: string;
+  title: string;
+  text: string;
+}
+const readJsonl = <T>(f: string): T[] =>
+  readFileSync(f, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
+const docs = readJsonl<Doc>(path.join(datasetDir, "corpus.jsonl"));
+const queries = readJsonl<{ id: string; text: string }>(path.join(datasetDir, "queries.jsonl")).slice(0, limit);
+
+// The app reads its database from the environment: a throwaway PGlite directory unless a server is given.
+const dataDir = mkdtempSync(path.join(tmpdir(), "ka-bench-tools-"));
+process.env.DATA_DIR = dataDir;
+process.env.AUTH_MODE = "local";
+process.env.SEED_SAMPLE = "false";
+if (databaseUrl) process.env.DATABASE_URL = databaseUrl;
+else delete process.env.DATABASE_URL;
+for (const k of ["AI_CHAT_MODEL", "EMBEDDING_MODEL", "RERANK_MODEL"]) delete process.env[k];
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : 0;
+};
+const f1 = (x: number) => x.toFixed(1);
+
+async function main() {
+  const { closeDb, getDb, getDbKind } = await import("@/lib/db/client");
+  const { replaceFileChunks } = await import("@/lib/retrieval/index-writer");
+  const { getRetrievalRuntime } = await import("@/lib/retrieval/runtime");
+  const { tokenize } = await import("@/lib/retrieval/text/tokenize");
+  const { callTool } = await import("@/lib/tools/registry");
+  const db = await getDb();
+  const run = Date.now().toString(36);
+  const uid = `bench-u-${run}`;
+  const kb = `bench-kb-${run}`;
+  await db.user.create({ data: { id: uid, email: `${uid}@bench.local`, name: "bench" } });
+  await db.knowledge.create({ data: { id: kb, name: "bench", ownerId: uid } });
+  await db.knowledgeMember.create({ data: { knowledgeId: kb, userId: uid, role: "owner" } });
+
+  // Files of real articles (sentence corpora grouped per article), or synthetic files of 200
+  // chunks of three random sentences each (the scaled set of bench-retrieval).
+  const t0 = performance.now();
+  const files: Array<{ name: string; chunks: string[] }> = [];
+  if (scale > 0) {
+    let rnd = 42;
+    const next = () => ((rnd = (rnd * 1103515245 + 12345) & 0x7fffffff), rnd);
+    for (let f = 0; f * 200 < scale; f++) {
+      files.push({ name: `synthetic-${f}.txt`, chunks: Array.from({ length: Math.min(200, scale - f * 200) }, () => [0, 1, 2].map(() => docs[next() % docs.length]!.text).join(" ")) });
+    }
+  } else {
+    const groups = new Map<string, Doc[]>();
+    for (const d of docs) {
+      const a = d.id.replace(/-s\d+$/, "");
+      if (!groups.has(a)) groups.set(a, []);
+      groups.get(a)!.push(d);
+    }
+    for (const [a, ds] of groups) files.push({ name: ds[0]!.title || a, chunks: ds.map((d) => d.text) });
+  }
+  let n = 0;
+  for (const [i, f] of files.entries()) {
+    const fileId = `${kb}-f${i}`;
+    await db.knowledgeFile.create({
+      data: { id: fileId, knowledgeId: kb, name: f.name, fileType: "txt", mimeType: "text/plain", size: 1n, sha256: fileId, storageKey: fileId, status: "success", chunkCount: f.chunks.length },
+    });
+    await replaceFileChunks(db, { knowledgeId: kb, fileId, chunks: f.chunks.map((content, ordinal) => ({ ordinal, content, pageStart: null, pageEnd: null, headingPath: "" })) });
+    n += f.chunks.length;
+    if (i % 100 === 0) console.log(`  indexed ${n} chunks, ${f1((performance.now() - t0) / 1000)} s`);
+  }
+  await db.$executeRawUnsafe("ANALYZE chunks");
+  const indexS = (performance.now() - t0) / 1000;
+
+  const ctx = { userId: uid, readableKnowledgeIds: new Set([kb]), signal: new AbortController().signal };
+  const rctx = { ownerId: uid, sessionId: "bench", turnId: "bench", traceId: "bench", signal: ctx.signal, readableKnowledgeIds: ctx.readableKnowledgeIds };
+  const runtime = getRetrievalRuntime();
+  // Keywords an agent would grep for: the question's two longest tokens (often two CJK
+  // characters, which the trigram index cannot narrow: the honest worst case) and its longest
+  // run of CJK characters cut to 4.
+  const keywordsOf = (q: string) => {
+    const toks = [...new Set(tokenize(q))].filter((t) => t.length >= 2).sort((a, b) => b.length - a.length).slice(0, 2);
+    const run4 = (q.match(/[\u4e00-\u9fff]{4,}/g) ?? []).sort((a, b) => b.length - a.length)[0]?.slice(0, 4);
+    return [...new Set([...toks, ...(run4 ? [run4] : [])])].slice(0, 3);
+  };
+  const lat: Record<string, number[]> = { "retrieve()": [], list_knowledge_bases: [], knowledge_search: [], grep_chunks: [], get_document_info: [], list_knowledge_chunks: [] };
+  const time = async (name: string, fn: () => Promise<unknown>, record: boolean) => {
+    const s = performance.now();
+    const r = (await fn()) as { status?: string; message?: string };
+    if (r && r.status === "error") throw new Error(`${name}: ${r.message}`);
+    if (record) lat[name]!.push(performance.now() - s);
+    return r;
+  };
+  const warm = 20;
+  for (const [i, q] of queries.entries()) {
+    const record = i >= Math.min(warm, queries.length - 1);
+    await time("retrieve()", () => runtime.retrieve({ query: q.text, topK: 8, knowledgeBaseIds: [kb] }, rctx, { minScore: 0 }), record);
+    const s = (await time("knowledge_search", () => callTool("knowledge_search", { queries: [q.text], top_k: 8 }, ctx), record)) as { output: { hits: Array<{ file_id: string; chunk_index: number }> } };
+    const kws = keywordsOf(q.text);
+    if (kws.length) await time("grep_chunks", () => callTool("grep_chunks", { keywords: kws }, ctx), record);
+    await time("list_knowledge_bases", () => callTool("list_knowledge_bases", {}, ctx), record);
+    const top = s.output.hits[0];
+    if (top) {
+      await time("get_document_info", () => callTool("get_document_info", { file_ids: [top.file_id] }, ctx), record);
+      await time("list_knowledge_chunks", () => callTool("list_knowledge_chunks", { file_id: top.file_id, offset: Math.max(0, top.chunk_index - 2), limit: 5 }, ctx), record);
+    }
+  }
+  const sample = keywordsOf(queries[0]!.text).find((k) => k.length >= 3) ?? "的";
+  const plan = await db.$queryRawUnsafe<Array<{ "QUERY PLAN": string }>>(
+    `EXPLAIN WITH m AS MATERIALIZED (SELECT c.id, c.file_id FROM chunks c WHERE c.id IN (SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $2 UNION SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $3) LIMIT 4002)
+     SELECT m.id FROM m JOIN knowledge_files f ON f.id = m.file_id WHERE f.status = 'success' LIMIT 2001`,
+    [kb],
+    `%${sample}%`,
+    "合作",
+  );
+  const kind = await getDbKind();
+  const base = pct(lat["retrieve()"]!, 95);
+  const rows = Object.entries(lat).map(([name, xs]) => `| ${name} | ${xs.length} | ${f1(pct(xs, 50))} ms | ${f1(pct(xs, 95))} ms | ${name === "retrieve()" ? "1.00" : (pct(xs, 95) / base).toFixed(2)} |`);
+  const lines = [
+    "",
+    `## ${path.basename(path.resolve(datasetDir!))}${scale ? `, scaled to ${scale.toLocaleString("en")} chunks` : ""} (${kind}) — ${new Date().toISOString().slice(0, 16)}Z`,
+    "",
+    `${n.toLocaleString("en")} chunks in ${files.length.toLocaleString("en")} files, indexed in ${f1(indexS)} s; ${queries.length} queries (first ${warm} are warm-up, not counted), each tool once per query through callTool; ${cpus().length} cores shared with other work. Command: \`npm run bench:tools -- ${argv.join(" ")}\`.`,
+    "",
+    "| tool | calls | p50 | p95 | p95 / retrieve() p95 |",
+    "| --- | ---: | ---: | ---: | ---: |",
+    ...rows,
+    "",
+    `grep_chunks plan for one ≥3-character keyword ("${sample}", trigram index) and one two-character keyword ("合作", postings):`,
+    "",
+    "```",
+    ...plan.map((p) => p["QUERY PLAN"]),
+    "```",
+  ];
+  console.log(lines.join("\n"));
+  if (outFile !== "-") appendFileSync(outFile, `${lines.join("\n")}\n`);
+  await runtime.close();
+  await closeDb();
+}
+
+main()
+  .catch((e) => {
+    console.error(e);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(dataDir, { recursive: true, force: true }));
