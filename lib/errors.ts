@@ -26,6 +26,11 @@ export const ERROR_CODES = [
   "EMAIL_TAKEN",
   "INVALID_CREDENTIALS",
   "USER_NOT_FOUND",
+  // External knowledge sources (issue 18)
+  "PROVIDER_NOT_FOUND",
+  "PROVIDER_UNAVAILABLE",
+  "EXTERNAL_SOURCE_NOT_FOUND",
+  "LISTING_UNSUPPORTED",
   "INTERNAL_ERROR",
 ] as const;
 
@@ -57,6 +62,10 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   EMAIL_TAKEN: "An account with this e-mail already exists.",
   INVALID_CREDENTIALS: "E-mail or password is wrong.",
   USER_NOT_FOUND: "No user with this e-mail.",
+  PROVIDER_NOT_FOUND: "No external knowledge provider with this key is configured.",
+  PROVIDER_UNAVAILABLE: "The external knowledge provider is unavailable.",
+  EXTERNAL_SOURCE_NOT_FOUND: "The external source or document was not found.",
+  LISTING_UNSUPPORTED: "This provider cannot list its documents.",
   INTERNAL_ERROR: "Something went wrong on our side.",
 };
 

@@ -11,7 +11,7 @@ import { isAbortError } from "@/lib/models/http";
 import { getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import type { RetrievalHit, SourceSummary } from "@/lib/retrieval/types";
 import { acquireTurn, findConversation, loadHistory, releaseTurn, saveMessage, startConversationWithQuestion } from "./conversations";
-import { bindExternalRefs, listExternalRefs, type ExternalRef } from "./external-refs";
+import { bindExternalRefs, listExternalRefs, resolveExternalRefs, type ExternalRef } from "./external-refs";
 import { DeltaBatcher } from "./delta-batcher";
 import { composeExtractiveAnswer, pieces } from "./engines/extractive";
 import { MarkerFilter } from "./markers";
@@ -90,6 +90,9 @@ export async function prepareChatTurn(principal: Principal, knowledgeId: string,
     if (notReady) throw new AppError("FILE_NOT_SEARCHABLE", `File ${notReady.id} is not searchable yet.`);
   }
 
+  // Validated by their providers before anything of the turn is stored (seed 002).
+  const refs = input.external_knowledge_refs.length ? await resolveExternalRefs(principal.user.id, input.external_knowledge_refs) : [];
+
   const turnId = randomUUID();
   let conversationId: string;
   let userMessageId: string;
@@ -113,7 +116,7 @@ export async function prepareChatTurn(principal: Principal, knowledgeId: string,
   }
   if (input.external_knowledge_refs.length > 0) {
     try {
-      await bindExternalRefs(db, conversationId, input.external_knowledge_refs);
+      await bindExternalRefs(db, conversationId, refs);
     } catch (e) {
       await releaseTurn(db, conversationId, turnId);
       throw e;
@@ -203,7 +206,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
         signal,
         readableKnowledgeIds: p.readable,
       },
-      { minScore, externalRefs: externalRefs.map((r) => ({ provider: r.provider, mode: r.mode as "explicit" | "all_accessible", id: r.id })) },
+      { minScore, externalRefs },
     );
     // The core has applied min_score to every source and kept the best top_k.
     const hits = result.hits;
