@@ -410,8 +410,9 @@ export function getRetrievalRuntime(): RetrievalRuntime {
   return g.__kaRetrieval;
 }
 
-/** Closes every provider once; safe to call more than once. */
+/** Closes every provider once; safe to call more than once. The next use builds a new runtime (tests change the env). */
 export async function closeRetrievalRuntime(): Promise<void> {
   const rt = g.__kaRetrieval;
+  g.__kaRetrieval = undefined;
   if (rt) await rt.close();
 }
