@@ -239,7 +239,11 @@ describe("external knowledge sources", () => {
 
     fake.setMode("bad-scores");
     const scored = referencesOf((await chat({ message: "release approvers", conversation_id: conv, answer_mode: "references_only" })).events);
-    for (const r of scored) expect(r.score as number).toBeGreaterThanOrEqual(0), expect(r.score as number).toBeLessThanOrEqual(1);
+    expect(scored.length).toBeGreaterThan(0);
+    for (const r of scored) {
+      expect(r.score as number).toBeGreaterThanOrEqual(0);
+      expect(r.score as number).toBeLessThanOrEqual(1);
+    }
 
     fake.setMode("bad-uris");
     const { events } = await chat({ message: "release approvers", conversation_id: conv, answer_mode: "references_only" });
