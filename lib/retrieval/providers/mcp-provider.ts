@@ -67,9 +67,17 @@ export function createMcpProvider(opts: McpProviderOptions): KnowledgeProvider {
 
   // One session, opened on first use and opened again after a failure (the server may restart).
   let connecting: Promise<Client> | null = null;
+  // The SDK reports a broken response stream (e.g. our size cap cutting it) through onerror and
+  // leaves the request waiting; those calls fail now instead of running into their timeout.
+  const pending = new Set<(e: Error) => void>();
   const connect = (signal: AbortSignal): Promise<Client> => {
     connecting ??= (async () => {
       const client = new Client({ name: "knowledge-assistant", version: "1.0.0" });
+      client.onerror = (e) => {
+        if (!/response larger than|RESPONSE_TOO_LARGE|REDIRECT_REFUSED/.test(`${e?.message}`)) return;
+        const err = new ProviderHttpError("RESPONSE_TOO_LARGE", e.message);
+        for (const reject of pending) reject(err);
+      };
       const transport = new StreamableHTTPClientTransport(endpoint, {
         fetch,
         requestInit: opts.token ? { headers: { authorization: `Bearer ${opts.token}` } } : undefined,
@@ -84,8 +92,13 @@ export function createMcpProvider(opts: McpProviderOptions): KnowledgeProvider {
   };
   const call = async (name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> => {
     const client = await connect(signal);
+    let reject: ((e: Error) => void) | undefined;
     try {
-      const result = (await client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs })) as ToolResult;
+      const result = (await new Promise<unknown>((resolve, fail) => {
+        reject = fail;
+        pending.add(fail);
+        client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs }).then(resolve, fail);
+      })) as ToolResult;
       return toolPayload(result);
     } catch (e) {
       // A broken session is dropped; the next call opens a new one.
@@ -94,6 +107,8 @@ export function createMcpProvider(opts: McpProviderOptions): KnowledgeProvider {
         void client.close().catch(() => undefined);
       }
       throw e;
+    } finally {
+      if (reject) pending.delete(reject);
     }
   };
 
