@@ -5,6 +5,7 @@ import { useEffect } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { queryKeys, useBootstrap, useConversations, useDeleteConversation, useKnowledges } from "@/components/api/queries";
 import { isApiError } from "@/components/api/http-client";
+import { KnowledgePanel, useExternalSourceRegistrations } from "@/components/knowledge/knowledge-panel";
 import { useWorkspaceStore } from "@/components/workspace/workspace-store";
 import { AssistantView, type LoadState } from "./assistant-view";
 import { askQuestion, loadConversation, newConversation, retryAnswer, stopStreaming } from "./chat-controller";
@@ -33,6 +34,8 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
   const conversations = useConversations(kbId);
   const deleteConversation = useDeleteConversation(kbId ?? "");
   const session = useChatSession(kbId);
+  useExternalSourceRegistrations();
+  const kb = kbs.data?.find((k) => k.id === kbId) ?? null;
 
   const latestConversationId = conversations.data?.items[0]?.id ?? null;
   useEffect(() => {
@@ -46,6 +49,8 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
 
   const settled = (id: string) => () => {
     void qc.invalidateQueries({ queryKey: queryKeys.conversations(id) });
+    // A first question binds the sources chosen before it.
+    void qc.invalidateQueries({ queryKey: ["external-refs", id] });
   };
 
   const errorText = (e: unknown) => (isApiError(e) ? e.message : e ? String(e) : null);
@@ -80,6 +85,7 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
         if (action === "upload") requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=upload-button]")?.focus());
       }}
       onClose={onClose}
+      knowledgePanel={kbId ? <KnowledgePanel kbId={kbId} kbName={kb?.name ?? ""} fileCount={kb?.file_count ?? 0} conversationId={session.conversationId} /> : undefined}
     />
   );
 }
