@@ -81,7 +81,11 @@ export class AppError extends Error {
 }
 
 export function isAppError(e: unknown): e is AppError {
-  return e instanceof AppError;
+  if (e instanceof AppError) return true;
+  // Next bundles this module into several chunks, each with its own AppError class: an error
+  // thrown by the process-wide retrieval runtime (built in another chunk, kept on globalThis)
+  // fails instanceof here. It is still ours when it has our name and one of our codes.
+  return e instanceof Error && e.name === "AppError" && (ERROR_CODES as readonly string[]).includes((e as { code?: unknown }).code as string);
 }
 
 export function defaultMessage(code: ErrorCode): string {

@@ -35,7 +35,8 @@ test.describe("external knowledge sources", () => {
 
     await knowledge.toggle.click();
     await assistant.ask("release approvers rollback plan deploy window");
-    const first = assistant.lastAnswer();
+    // By position: lastAnswer() would move to the next answer once it exists.
+    const first = assistant.assistantMessages.nth(0);
     await expect(first.getByTestId("references-toggle")).toBeVisible({ timeout: 60_000 });
     const docsCard = assistant.referenceCards(first).filter({ has: page.locator('[data-testid="provider-badge"][data-provider="docs"]') });
     const notesCard = assistant.referenceCards(first).filter({ has: page.locator('[data-testid="provider-badge"][data-provider="notes"]') });
@@ -61,7 +62,7 @@ test.describe("external knowledge sources", () => {
     await expect(knowledge.bound("docs")).toHaveCount(0);
     await knowledge.toggle.click();
     await assistant.ask("release approvers rollback plan deploy window again");
-    const second = assistant.lastAnswer();
+    const second = assistant.assistantMessages.nth(1);
     await expect(second.getByTestId("references-toggle")).toBeVisible({ timeout: 60_000 });
     await expect(assistant.referenceCards(second).filter({ has: page.locator('[data-testid="provider-badge"][data-provider="docs"]') })).toHaveCount(0);
     await expect(assistant.referenceCards(first).filter({ has: page.locator('[data-testid="provider-badge"][data-provider="docs"]') })).toHaveCount(1);

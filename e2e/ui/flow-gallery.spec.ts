@@ -36,6 +36,8 @@ const STATES = [
 
 test.describe("flow gallery", () => {
   test("renders every state without console errors and screenshots each", async ({ gallery, consoleErrors, page }, testInfo) => {
+    // One screenshot per state, on a shared two-core machine.
+    test.setTimeout(150_000);
     await page.setViewportSize({ width: 1440, height: 900 });
     await gallery.goto();
     await expect(gallery.states).toHaveCount(STATES.length);
