@@ -23,7 +23,10 @@ async function boot(): Promise<void> {
     env = getEnv();
     assertSafeToServe(env);
     const db = await getDb();
-    await getRetrievalRuntime();
+    const retrieval = getRetrievalRuntime();
+    // Every provider's health() once at start, in the background: an unreachable source is
+    // logged and shown by GET /v1/external-sources, it does not block or fail the start.
+    void retrieval.status({ refresh: true }).catch(() => undefined);
     // The word dictionaries (~100–180 ms to build) are loaded before the first question needs them.
     loadTokenizer();
     if (env.AUTH_MODE === "local") {
