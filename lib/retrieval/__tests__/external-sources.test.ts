@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { retrieve } from "../core";
 import { extractRecords, normalizeListing, ProviderReportedError } from "../normalize";
 import { validateProvider, type KnowledgeProvider, type ProviderRequest } from "../providers/protocol";
+import { createBuiltinKbProvider } from "../providers/builtin-kb";
 import { ProviderRegistry } from "../providers/registry";
 import { externalSourcesFor } from "../runtime";
 
@@ -114,10 +115,23 @@ describe("listing capability", () => {
     expect(() => normalizeListing({ nope: 1 }, 10)).toThrow(/items/);
   });
 
-  it("the built-in registry entry has no retrieve() wrapper (the core searches the KB itself)", () => {
-    const builtin = { describe: () => ({ protocolVersion: 1 as const, key: "knowledge-base", label: "KB", capabilities: { filters: true, scores: true, citations: false, list_documents: true } }), listDocuments: async () => ({ items: [], next_cursor: null }) };
+  it("the built-in entry backs list_documents with a listing and has no retrieve() wrapper (the core searches the KB itself)", async () => {
+    const queries: unknown[][] = [];
+    const db = {
+      $queryRawUnsafe: (async (...args: unknown[]) => {
+        queries.push(args);
+        return [{ id: "f1", name: "a.pdf", status: "success", file_type: "pdf" }];
+      }) as never,
+    };
+    const builtin = createBuiltinKbProvider({ getDb: async () => db, readableKnowledgeIds: () => new Set(["kb-1"]) });
     const reg = new ProviderRegistry(builtin);
-    expect(reg.get("knowledge-base")?.builtin).toBe(true);
-    expect("retrieve" in reg.get("knowledge-base")!.provider).toBe(false);
+    expect(reg.get("knowledge-base")?.description.capabilities.list_documents).toBe(true);
+    expect("retrieve" in builtin).toBe(false);
+    const page = await builtin.listDocuments!({ sourceId: "kb-1", parentId: null, cursor: null, limit: 10 }, ctx());
+    expect(page).toEqual({ items: [{ id: "f1", name: "a.pdf", type: "document", source_id: "kb-1", parent_id: null, node_id: null, metadata: { status: "success", file_type: "pdf" } }], next_cursor: null });
+    // A KB outside the caller's access targets lists as empty, without a query.
+    const n = queries.length;
+    expect(await builtin.listDocuments!({ sourceId: "kb-other", parentId: null, cursor: null, limit: 10 }, ctx())).toEqual({ items: [], next_cursor: null });
+    expect(queries.length).toBe(n);
   });
 });
