@@ -91,7 +91,7 @@ export function DocumentListing({ provider, level, items, state, onOpen, isBound
                   {item.name}
                 </button>
               )}
-              <span className="shrink-0 text-[11px] text-slate-400">
+              <span className="shrink-0 text-[11px] text-slate-500">
                 {t(item.type === "folder" ? "knowledge.folder" : item.type === "document" ? "knowledge.document" : "knowledge.wholeSource")}
               </span>
               {bindButton(refFor(provider.key, level, item), item.name)}
