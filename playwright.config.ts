@@ -12,6 +12,16 @@ const tmp = (name: string) => mkdtempSync(path.join(tmpdir(), `ka-e2e-${name}-`)
 // build `npm test` made just before.
 const next = "bash scripts/start.sh --no-build";
 const common = { NODE_ENV: "production", HOST: "127.0.0.1", ENABLE_FLOW_GALLERY: "true", SEED_SAMPLE: "true" };
+// The local server has two external sources on the local test provider (e2e/ui/external-sources.spec.ts):
+// one that lists and opens its documents, one that does neither (the fallbacks).
+const fakeProvider = `http://127.0.0.1:${PORTS.fakeProvider}`;
+const externalSources = {
+  ALLOW_LOOPBACK_PROVIDERS: "true",
+  EXTERNAL_PROVIDERS: JSON.stringify([
+    { type: "http", key: "docs", label: "Docs", url: `${fakeProvider}/retrieve`, listUrl: `${fakeProvider}/documents`, openUrl: `${fakeProvider}/doc/{source_id}` },
+    { type: "http", key: "notes", label: "Notes", url: `${fakeProvider}/retrieve` },
+  ]),
+};
 
 export default defineConfig({
   testDir: "e2e",
@@ -48,9 +58,15 @@ export default defineConfig({
       timeout: 30_000,
     },
     {
+      command: `node --import tsx e2e/support/fake-provider-server.ts --port ${PORTS.fakeProvider}`,
+      url: `${fakeProvider}/__state`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+    },
+    {
       command: next,
       url: `http://127.0.0.1:${PORTS.local}/api/health`,
-      env: { ...common, PORT: String(PORTS.local), AUTH_MODE: "local", DATA_DIR: tmp("local") },
+      env: { ...common, PORT: String(PORTS.local), AUTH_MODE: "local", DATA_DIR: tmp("local"), ...externalSources },
       reuseExistingServer: false,
       timeout: 120_000,
     },

@@ -59,7 +59,8 @@ const envSchema = z.object({
   PROMPT_CHUNK_CHARS: intIn(100, 10000, 650),
   CHAT_MAX_TOKENS: intIn(16, 32768, 1024),
   CHAT_TEMPERATURE: z.coerce.number().min(0).max(2).default(0.2),
-  // JSON array of external providers: [{"type":"http","key":"wiki","label":"Wiki","url":"…","tokenEnv":"WIKI_TOKEN"}]
+  // JSON array of external providers (http or mcp; fields in docs/external-sources.md):
+  // [{"type":"http","key":"wiki","label":"Wiki","url":"…","listUrl":"…","tokenEnv":"WIKI_TOKEN"}]
   EXTERNAL_PROVIDERS: z.string().optional(),
   PROVIDER_TIMEOUT_MS: intIn(100, 120000, 8000),
   // Test builds only: allow provider adapters to reach loopback (the local test servers).

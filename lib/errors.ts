@@ -37,6 +37,11 @@ export const ERROR_CODES = [
   "TOOL_NOT_FOUND",
   "TOOL_TIMEOUT",
   "MODEL_NO_TOOL_SUPPORT",
+  // External knowledge sources (issue 18)
+  "PROVIDER_NOT_FOUND",
+  "PROVIDER_UNAVAILABLE",
+  "EXTERNAL_SOURCE_NOT_FOUND",
+  "LISTING_UNSUPPORTED",
   "INTERNAL_ERROR",
 ] as const;
 
@@ -77,6 +82,10 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   TOOL_NOT_FOUND: "No such tool.",
   TOOL_TIMEOUT: "The tool did not finish in time.",
   MODEL_NO_TOOL_SUPPORT: "The configured chat model does not support tool calling, so agent mode is unavailable.",
+  PROVIDER_NOT_FOUND: "No external knowledge provider with this key is configured.",
+  PROVIDER_UNAVAILABLE: "The external knowledge provider is unavailable.",
+  EXTERNAL_SOURCE_NOT_FOUND: "The external source or document was not found.",
+  LISTING_UNSUPPORTED: "This provider cannot list its documents.",
   INTERNAL_ERROR: "Something went wrong on our side.",
 };
 

@@ -8,6 +8,9 @@ import type {
   AssistantBootstrap,
   ConversationSummary,
   DocumentContent,
+  ExternalProviderStatus,
+  ExternalRefBinding,
+  ListingPage,
   KnowledgeFile,
   KnowledgeMember,
   KnowledgeSummary,
@@ -28,6 +31,9 @@ export const queryKeys = {
   content: (kbId: string, fileId: string) => ["content", kbId, fileId] as const,
   members: (kbId: string) => ["members", kbId] as const,
   apiTokens: ["api-tokens"] as const,
+  externalSources: ["external-sources"] as const,
+  externalRefs: (kbId: string, conversationId: string) => ["external-refs", kbId, conversationId] as const,
+  providerDocuments: (provider: string, sourceId: string | null, parentId: string | null) => ["provider-documents", provider, sourceId, parentId] as const,
 };
 
 const INDEXING_STAGES = new Set(["queued", "parsing", "chunking", "embedding", "indexing"]);
@@ -207,4 +213,54 @@ export function useRevokeApiToken() {
     mutationFn: (id: string) => api<unknown>(`/v1/api-tokens/${encodeURIComponent(id)}`, { method: "DELETE" }),
     onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.apiTokens }),
   });
+}
+
+// External knowledge sources (issue 18).
+export function useExternalSources() {
+  return useQuery({
+    queryKey: queryKeys.externalSources,
+    queryFn: () => api<{ items: ExternalProviderStatus[] }>("/v1/external-sources"),
+    select: (d) => d.items,
+    staleTime: 30_000,
+  });
+}
+
+export function useExternalRefs(kbId: string | null, conversationId: string | null) {
+  return useQuery({
+    queryKey: queryKeys.externalRefs(kbId ?? "", conversationId ?? ""),
+    queryFn: () => api<{ items: ExternalRefBinding[] }>(kbPath(kbId!, `/assistant/conversations/${encodeURIComponent(conversationId!)}/external-knowledge-refs`)),
+    enabled: !!kbId && !!conversationId,
+    select: (d) => d.items,
+  });
+}
+
+export function useProviderDocuments(provider: string, sourceId: string | null, parentId: string | null, enabled = true) {
+  const q = new URLSearchParams({ limit: "50" });
+  if (sourceId) q.set("source_id", sourceId);
+  if (parentId) q.set("parent_id", parentId);
+  return useQuery({
+    queryKey: queryKeys.providerDocuments(provider, sourceId, parentId),
+    queryFn: () => api<ListingPage>(`/v1/external-sources/${encodeURIComponent(provider)}/documents?${q}`),
+    enabled,
+    retry: false,
+  });
+}
+
+export function bindExternalRefs(kbId: string, conversationId: string, refs: Partial<ExternalRefBinding>[]) {
+  return api<{ items: ExternalRefBinding[] }>(kbPath(kbId, `/assistant/conversations/${encodeURIComponent(conversationId)}/external-knowledge-refs`), {
+    method: "POST",
+    body: { refs },
+  });
+}
+
+export function unbindExternalRef(kbId: string, conversationId: string, ref: ExternalRefBinding) {
+  const { provider, mode, id, target_type, node_id, document_id } = ref;
+  return api<{ removed: number }>(kbPath(kbId, `/assistant/conversations/${encodeURIComponent(conversationId)}/external-knowledge-refs/remove`), {
+    method: "POST",
+    body: { ref: { provider, mode, id, target_type, node_id, document_id } },
+  });
+}
+
+export function openExternalSource(provider: string, sourceId: string) {
+  return api<{ url: string }>(`/v1/external-sources/${encodeURIComponent(provider)}/open?source_id=${encodeURIComponent(sourceId)}`);
 }

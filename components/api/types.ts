@@ -100,6 +100,53 @@ export interface SourceReference {
   source_id: string | null;
   source_uri: string | null;
   source_name: string | null;
+  /** Where in an external source the passage is (provider's locator); absent in older snapshots. */
+  locator?: string | null;
+  /** An external provider's bounded metadata. */
+  metadata?: Record<string, string | number | boolean | null>;
+}
+
+// External knowledge sources (issue 18, SPEC §8).
+export type ExternalTargetType = "knowledge_base" | "folder" | "document";
+
+export interface ExternalProviderStatus {
+  key: string;
+  label: string;
+  builtin: boolean;
+  capabilities: { filters: boolean; scores: boolean; citations: boolean; list_documents?: boolean };
+  openable: boolean;
+  health: "ready" | "unconfigured" | "degraded" | "unavailable";
+  checked_at: string;
+}
+
+export interface ExternalRefBinding {
+  provider: string;
+  mode: "explicit" | "all_accessible";
+  id: string | null;
+  name: string;
+  scope: string;
+  target_type: ExternalTargetType;
+  node_id: string | null;
+  document_id: string | null;
+  parent_id: string | null;
+  target_name: string;
+}
+
+export interface ListingItem {
+  id: string;
+  name: string;
+  type: ExternalTargetType;
+  source_id: string;
+  parent_id: string | null;
+  node_id: string | null;
+  metadata: Record<string, string | number | boolean | null>;
+}
+
+export interface ListingPage {
+  provider: string;
+  items: ListingItem[];
+  next_cursor: string | null;
+  pagination_scope: "per_provider";
 }
 
 /** Every score that decided a hit's rank (lib/retrieval/kb-search.ts HitScores). */

@@ -10,6 +10,9 @@ import { AgentSteps } from "./agent-steps";
 import type { ChatMessage } from "./chat-reducer";
 import { MarkdownAnswer } from "./markdown-answer";
 import { orderReferences } from "./citation-order";
+import type { RetrievalSourceStatus } from "@/components/api/types";
+import { KNOWLEDGE_SOURCE_TYPE } from "@/components/sources/builtin-openers";
+import { ProviderBadge } from "@/components/sources/provider-badge";
 import { ReferenceList, referenceCardId } from "./reference-cards";
 
 const HIGHLIGHT_MS = 2200;
@@ -123,6 +126,7 @@ export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk 
             {t("chat.extractive")}
           </p>
         ) : null}
+        <SourceStatuses sources={message.sources} />
         <ReferenceList messageId={message.id} ordered={ordered} knowledgeId={knowledgeId} open={refsOpen} onToggle={() => setRefsOpen((v) => !v)} highlighted={highlighted} />
         {message.relatedQuestions && message.relatedQuestions.length > 0 && phase === "done" ? (
           <div className="mt-3">
@@ -144,5 +148,24 @@ export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk 
         ) : null}
       </div>
     </article>
+  );
+}
+
+const NOTICE_STATUSES = new Set(["timeout", "error", "unavailable", "empty"]);
+
+/** One line per external source that did not contribute to this turn (its own status, SPEC §8). */
+function SourceStatuses({ sources }: { sources: RetrievalSourceStatus[] | undefined }) {
+  const t = useT();
+  const notes = (sources ?? []).filter((s) => s.source_type !== KNOWLEDGE_SOURCE_TYPE && NOTICE_STATUSES.has(s.status));
+  if (notes.length === 0) return null;
+  return (
+    <ul className="mt-2 flex flex-col gap-1" aria-label={t("knowledge.title")}>
+      {notes.map((s) => (
+        <li key={s.source_type} data-testid="source-status" data-source={s.source_type} data-status={s.status} className="flex items-center gap-1.5 text-xs text-amber-800">
+          <ProviderBadge sourceType={s.source_type} />
+          {t(`sources.status.${s.status}` as "sources.status.error", { name: s.source_type })}
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { queryKeys, useBootstrap, useConversations, useDeleteConversation, useKnowledges } from "@/components/api/queries";
 import { isApiError } from "@/components/api/http-client";
+import { KnowledgePanel, useExternalSourceRegistrations } from "@/components/knowledge/knowledge-panel";
 import { useWorkspaceStore } from "@/components/workspace/workspace-store";
 import { AssistantView, type LoadState } from "./assistant-view";
 import { useAnswerModeStore } from "./answer-mode-store";
@@ -40,6 +41,8 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
   const agentOn = useAnswerModeStore((s) => s.agent);
   // Agent mode only where the server offers it; otherwise the usual grounded answer.
   const mode = agentOn && bootstrap.data?.agent_mode_available ? ("agent" as const) : ("grounded" as const);
+  useExternalSourceRegistrations();
+  const kb = kbs.data?.find((k) => k.id === kbId) ?? null;
 
   const latestConversationId = conversations.data?.items[0]?.id ?? null;
   // Bumped when a restore settles, so the URL sync sees that the page's first state is decided.
@@ -77,6 +80,8 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
 
   const settled = (id: string) => () => {
     void qc.invalidateQueries({ queryKey: queryKeys.conversations(id) });
+    // A first question binds the sources chosen before it.
+    void qc.invalidateQueries({ queryKey: ["external-refs", id] });
   };
 
   const errorText = (e: unknown) => (isApiError(e) ? e.message : e ? String(e) : null);
@@ -111,6 +116,7 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
         if (action === "upload") requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-testid=upload-button]")?.focus());
       }}
       onClose={onClose}
+      knowledgePanel={kbId ? <KnowledgePanel kbId={kbId} kbName={kb?.name ?? ""} fileCount={kb?.file_count ?? 0} conversationId={session.conversationId} /> : undefined}
     />
   );
 }

@@ -1,13 +1,13 @@
 "use client";
 // The sidebar assistant as a pure view: everything it shows comes in through props, so the
 // live sidebar (stores + React Query) and the flow gallery (fixtures) render the same UI.
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import type { AssistantBootstrap, ConversationSummary, KnowledgeSummary } from "@/components/api/types";
 import { useT } from "@/components/i18n/locale-store";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
-import { BookIcon, ChatIcon, CloseIcon, HistoryIcon, PlusIcon } from "@/components/ui/icons";
+import { BookIcon, ChatIcon, CloseIcon, GlobeIcon, HistoryIcon, PlusIcon } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/spinner";
 import type { ChatSession } from "./chat-reducer";
 import { composerEnabled } from "./assistant-status";
@@ -46,6 +46,9 @@ export interface AssistantViewProps {
   onClose?: () => void;
   initialHistoryOpen?: boolean;
   initialDraft?: string;
+  /** The knowledge entry (built-in KB + external sources); shown in place of the chat when open. */
+  knowledgePanel?: ReactNode;
+  initialKnowledgeOpen?: boolean;
 }
 
 const PILL_TONE: Record<string, BadgeTone> = { ready: "success", indexing: "info", empty: "neutral", failed: "error", disabled: "neutral", loading: "neutral" };
@@ -53,7 +56,13 @@ const PILL_TONE: Record<string, BadgeTone> = { ready: "success", indexing: "info
 export function AssistantView(p: AssistantViewProps) {
   const t = useT();
   const noticeId = useId();
-  const [historyOpen, setHistoryOpen] = useState(p.initialHistoryOpen ?? false);
+  const [historyOpen, setHistoryOpenState] = useState(p.initialHistoryOpen ?? false);
+  const [knowledgeOpen, setKnowledgeOpen] = useState(p.initialKnowledgeOpen ?? false);
+  // History and the knowledge entry share the body: opening one closes the other.
+  const setHistoryOpen = (v: boolean | ((o: boolean) => boolean)) => {
+    setKnowledgeOpen(false);
+    setHistoryOpenState(v);
+  };
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const busy = p.session.activeId !== null;
@@ -115,6 +124,8 @@ export function AssistantView(p: AssistantViewProps) {
         }
       />
     );
+  } else if (knowledgeOpen && p.knowledgePanel) {
+    body = p.knowledgePanel;
   } else if (historyOpen) {
     body = (
       <div className="p-4">
@@ -173,7 +184,7 @@ export function AssistantView(p: AssistantViewProps) {
     );
   }
 
-  const showComposer = !!p.selectedKbId && p.knowledgesState === "ready" && !historyOpen;
+  const showComposer = !!p.selectedKbId && p.knowledgesState === "ready" && !historyOpen && !(knowledgeOpen && p.knowledgePanel);
 
   return (
     <section aria-label={t("assistant.title")} data-testid="assistant-panel" className="flex h-full min-h-0 flex-col bg-slate-50">
@@ -192,6 +203,22 @@ export function AssistantView(p: AssistantViewProps) {
                 <Button variant="ghost" size="icon" aria-label={t("history.new")} title={t("history.new")} disabled={busy} onClick={() => { setHistoryOpen(false); p.onNewConversation(); }}>
                   <PlusIcon />
                 </Button>
+                {p.knowledgePanel ? (
+                  <Button
+                    variant={knowledgeOpen ? "subtle" : "ghost"}
+                    size="icon"
+                    aria-pressed={knowledgeOpen}
+                    data-testid="knowledge-toggle"
+                    aria-label={knowledgeOpen ? t("knowledge.back") : t("knowledge.open")}
+                    title={knowledgeOpen ? t("knowledge.back") : t("knowledge.open")}
+                    onClick={() => {
+                      setHistoryOpenState(false);
+                      setKnowledgeOpen((v) => !v);
+                    }}
+                  >
+                    <GlobeIcon />
+                  </Button>
+                ) : null}
                 <Button variant={historyOpen ? "subtle" : "ghost"} size="icon" aria-pressed={historyOpen} data-testid="history-toggle" aria-label={historyOpen ? t("history.back") : t("history.open")} title={historyOpen ? t("history.back") : t("history.open")} onClick={() => setHistoryOpen((v) => !v)}>
                   <HistoryIcon />
                 </Button>

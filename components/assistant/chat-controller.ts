@@ -5,6 +5,7 @@ import { fetchConversationMessages } from "@/components/api/queries";
 import { isApiError, kbPath } from "@/components/api/http-client";
 import { openSse } from "@/components/api/sse-client";
 import type { RetrievalSourceStatus, SourceReference, TranslatedQuery } from "@/components/api/types";
+import { pendingRefsOf, usePendingRefs } from "@/components/knowledge/pending-refs-store";
 import { createDeltaBatcher } from "./delta-batcher";
 import { getChatSession, useChatStore } from "./chat-store";
 
@@ -57,12 +58,14 @@ export async function askQuestion(kbId: string, question: string, opts: AskOptio
         answer_mode: opts.mode ?? "grounded",
         use_query_rewrite: false,
         min_score: null,
-        external_knowledge_refs: [],
+        // Sources chosen before the conversation existed are bound with its first question.
+        external_knowledge_refs: session.conversationId ? [] : pendingRefsOf(kbId),
       },
       onEvent: ({ event, data }) => {
         const d = (data ?? {}) as Record<string, unknown>;
         switch (event) {
           case "start":
+            if (!session.conversationId) usePendingRefs.getState().clear(kbId);
             dispatch(kbId, { type: "start", conversationId: String(d.conversation_id ?? ""), messageId: (d.message_id as string) ?? null });
             break;
           case "retrieval":

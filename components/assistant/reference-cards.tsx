@@ -8,6 +8,7 @@ import { useT, type Translate } from "@/components/i18n/locale-store";
 import { hasSourceOpener, openSource } from "@/components/sources/opener-registry";
 import { getSourceView } from "@/components/sources/source-view-registry";
 import { KNOWLEDGE_SOURCE_TYPE } from "@/components/sources/builtin-openers";
+import { ProviderBadge } from "@/components/sources/provider-badge";
 import { ChevronIcon } from "@/components/ui/icons";
 import { cx } from "@/components/ui/cx";
 import { focusRing } from "@/components/ui/button";
@@ -44,9 +45,12 @@ function SourceLine({ reference, knowledgeId }: { reference: SourceReference; kn
   if (page) meta.push(<span key="p">{page}</span>);
   if (reference.heading_path) meta.push(<span key="h" className="truncate">{reference.heading_path}</span>);
   const isExternal = reference.source_type !== KNOWLEDGE_SOURCE_TYPE;
+  // Provider metadata, bounded primitives already (normalized on the server), shown as text.
+  const metadata = Object.entries(reference.metadata ?? {}).filter(([, v]) => v !== null && v !== "").slice(0, 6);
   return (
     <div className="min-w-0 flex-1">
       <p className="flex min-w-0 flex-wrap items-baseline gap-x-1.5 text-sm">
+        {isExternal ? <ProviderBadge sourceType={reference.source_type} label={t("refs.externalBadge", { name: reference.source_type })} className="self-center" /> : null}
         {openable ? (
           <button
             type="button"
@@ -90,6 +94,18 @@ function SourceLine({ reference, knowledgeId }: { reference: SourceReference; kn
               <dd className="truncate">{reference.source_id}</dd>
             </div>
           ) : null}
+          {reference.locator ? (
+            <div className="flex min-w-0 gap-1" data-testid="reference-locator">
+              <dt>{t("refs.locator")}:</dt>
+              <dd className="truncate">{reference.locator}</dd>
+            </div>
+          ) : null}
+          {metadata.map(([k, v]) => (
+            <div key={k} className="flex min-w-0 gap-1" data-testid="reference-metadata">
+              <dt>{k}:</dt>
+              <dd className="truncate">{String(v)}</dd>
+            </div>
+          ))}
         </dl>
       ) : null}
       {failed ? (

@@ -1,5 +1,16 @@
 // Fixture data for the flow gallery: every assistant and file state, no network, no database.
-import type { AssistantBootstrap, AssistantStatus, ConversationSummary, DocumentContent, KnowledgeFile, KnowledgeSummary, SourceReference } from "@/components/api/types";
+import type {
+  AssistantBootstrap,
+  AssistantStatus,
+  ConversationSummary,
+  DocumentContent,
+  ExternalProviderStatus,
+  ExternalRefBinding,
+  KnowledgeFile,
+  KnowledgeSummary,
+  ListingItem,
+  SourceReference,
+} from "@/components/api/types";
 import type { ChatMessage, ChatSession } from "@/components/assistant/chat-reducer";
 import type { ParseProgress, UploadItem } from "@/components/workspace/upload-store";
 
@@ -228,3 +239,70 @@ export const PDF_DOCUMENT: DocumentContent = {
   ],
   chunks: [],
 };
+
+// External knowledge sources (issue 18): a turn with every source status, bound sources and
+// provider listings for the knowledge entry.
+export const EXT_DOC_REF: SourceReference = {
+  ref_id: "ref_2",
+  index: 2,
+  file_id: null,
+  file_name: "Release checklist",
+  page_start: null,
+  page_end: null,
+  heading_path: null,
+  quote: "Every release needs two approvers and a rollback plan before the deploy window opens.",
+  score: 0.8,
+  chunk_id: null,
+  source_type: "docs",
+  source_id: "doc-release",
+  source_uri: "ext://docs/doc-release",
+  source_name: "Release checklist",
+  locator: "handbook/-/doc-release#p1",
+  metadata: { source_id: "handbook", words: 14 },
+};
+
+export const EXTERNAL_SOURCES_TURN: ChatSession = (() => {
+  const b = builder("external-turn");
+  return session([
+    b.user("发布需要几个审批人？"),
+    b.assistant({
+      question: "发布需要几个审批人？",
+      content: "发布需要两名审批人并准备回滚方案 [1][2]。",
+      references: [{ ...PDF_REF, quote: "发布流程要求两名审批人签字。" }, EXT_DOC_REF],
+      engine: "model",
+      sources: [
+        { source_type: "knowledge-base", status: "ok", count: 1 },
+        { source_type: "docs", status: "ok", count: 1 },
+        { source_type: "team-wiki", status: "timeout", count: 0 },
+        { source_type: "notes", status: "empty", count: 0 },
+        { source_type: "tickets", status: "error", count: 0 },
+      ],
+    }),
+  ]);
+})();
+
+export const EXTERNAL_PROVIDERS: ExternalProviderStatus[] = [
+  { key: "knowledge-base", label: "Knowledge base", builtin: true, capabilities: { filters: true, scores: true, citations: false, list_documents: true }, openable: false, health: "ready", checked_at: NOW },
+  { key: "docs", label: "Docs", builtin: false, capabilities: { filters: false, scores: true, citations: true, list_documents: true }, openable: true, health: "ready", checked_at: NOW },
+  { key: "notes", label: "Notes", builtin: false, capabilities: { filters: false, scores: true, citations: true, list_documents: false }, openable: false, health: "ready", checked_at: NOW },
+  { key: "team-wiki", label: "Team wiki", builtin: false, capabilities: { filters: false, scores: true, citations: true, list_documents: false }, openable: false, health: "unavailable", checked_at: NOW },
+];
+
+export const BOUND_DOCUMENT: ExternalRefBinding = {
+  provider: "docs",
+  mode: "explicit",
+  id: "handbook",
+  name: "Team handbook",
+  scope: "",
+  target_type: "document",
+  node_id: "document:doc-release",
+  document_id: "doc-release",
+  parent_id: null,
+  target_name: "Release checklist",
+};
+
+export const LISTING_ITEMS: ListingItem[] = [
+  { id: "folder-ops", name: "Operations", type: "folder", source_id: "handbook", parent_id: null, node_id: "folder-ops", metadata: {} },
+  { id: "doc-release", name: "Release checklist", type: "document", source_id: "handbook", parent_id: null, node_id: "document:doc-release", metadata: {} },
+  { id: "doc-style", name: "Style guide", type: "document", source_id: "handbook", parent_id: null, node_id: "document:doc-style", metadata: {} },
+];

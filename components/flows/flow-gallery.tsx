@@ -13,7 +13,23 @@ import { graphOverview, GRAPH_ENTITIES, GRAPH_HOOD, GRAPH_RELATION } from "@/com
 import { GraphView, type GraphSelection } from "@/components/graph/graph-view";
 import { FileListView } from "@/components/workspace/file-list-view";
 import { LanguageSwitch } from "@/components/workspace/language-switch";
-import { CONVERSATIONS, DOCX_REF, FIXTURE_KB_ID, KNOWLEDGES, PDF_DOCUMENT, PDF_REF, SESSIONS, bootstrap, fileStates } from "./fixtures";
+import { DocumentListing } from "@/components/knowledge/document-listing";
+import { KnowledgePanelView, type KnowledgePanelViewProps } from "@/components/knowledge/knowledge-panel-view";
+import {
+  BOUND_DOCUMENT,
+  CONVERSATIONS,
+  DOCX_REF,
+  EXTERNAL_PROVIDERS,
+  EXTERNAL_SOURCES_TURN,
+  FIXTURE_KB_ID,
+  KNOWLEDGES,
+  LISTING_ITEMS,
+  PDF_DOCUMENT,
+  PDF_REF,
+  SESSIONS,
+  bootstrap,
+  fileStates,
+} from "./fixtures";
 
 /** The Graph tab in one state; in "ready" a search, the product's neighbourhood and a selected relation. */
 function GraphFixture({ status }: { status: "ready" | "empty" | "building" | "failed" | "disabled" }) {
@@ -65,9 +81,27 @@ interface FixtureProps {
   knowledges?: KnowledgeSummary[];
   historyOpen?: boolean;
   draft?: string;
+  knowledge?: Partial<KnowledgePanelViewProps>;
 }
 
-function AssistantFixture({ session, boot, bootState = "ready", knowledges = KNOWLEDGES, historyOpen, draft }: FixtureProps) {
+function KnowledgeFixture(p: Partial<KnowledgePanelViewProps>) {
+  return (
+    <KnowledgePanelView
+      kbName="示例知识库"
+      fileCount={3}
+      bindings={[]}
+      bindingsState="ready"
+      pending={false}
+      providers={EXTERNAL_PROVIDERS}
+      providersState="ready"
+      onBind={() => undefined}
+      onUnbind={() => undefined}
+      {...p}
+    />
+  );
+}
+
+function AssistantFixture({ session, boot, bootState = "ready", knowledges = KNOWLEDGES, historyOpen, draft, knowledge }: FixtureProps) {
   const [state, dispatch] = useReducer(chatReducer, session ?? SESSIONS.empty());
   const props: AssistantViewProps = {
     knowledges,
@@ -97,6 +131,8 @@ function AssistantFixture({ session, boot, bootState = "ready", knowledges = KNO
     onStatusAction: () => undefined,
     initialHistoryOpen: historyOpen,
     initialDraft: draft,
+    knowledgePanel: <KnowledgeFixture {...knowledge} />,
+    initialKnowledgeOpen: !!knowledge,
   };
   return <AssistantView {...props} />;
 }
@@ -224,6 +260,34 @@ export function FlowGallery() {
         </FlowCard>
         <FlowCard id="composer-limit" title="Composer at the 200-character limit">
           <AssistantFixture draft={"请详细说明".repeat(40)} />
+        </FlowCard>
+        <FlowCard id="external-sources-turn" title="External sources in one turn" note="Built-in and an external source answered (badges, locator and metadata as plain text); others timed out, found nothing or failed — each only its own notice.">
+          <AssistantFixture session={EXTERNAL_SOURCES_TURN} />
+        </FlowCard>
+        <FlowCard id="knowledge-bound-document" title="Knowledge entry: a bound document" note="One list: the built-in KB and a document of an external source with its provider badge; a provider without listing offers only “everything accessible”.">
+          <AssistantFixture knowledge={{ bindings: [BOUND_DOCUMENT] }} />
+        </FlowCard>
+        <FlowCard id="knowledge-listing" title="Knowledge entry: browsing a source (list_documents)">
+          <div className="p-4">
+            <DocumentListing
+              provider={{ key: "docs", label: "Docs" }}
+              level={{ source: { id: "handbook", name: "Team handbook" }, folder: null }}
+              items={LISTING_ITEMS}
+              state="ready"
+              onOpen={() => undefined}
+              isBound={(r) => r.document_id === "doc-release"}
+              onBind={() => undefined}
+            />
+          </div>
+        </FlowCard>
+        <FlowCard id="knowledge-no-listing" title="Knowledge entry: providers without list_documents" note="No registered source view: no browse entry, a plain row instead.">
+          <AssistantFixture knowledge={{ providers: EXTERNAL_PROVIDERS.filter((p) => !p.capabilities.list_documents || p.builtin) }} />
+        </FlowCard>
+        <FlowCard id="knowledge-provider-failed" title="Knowledge entry: a provider failing to load" note="Local, non-blocking notices; the built-in KB and unbinding keep working.">
+          <AssistantFixture knowledge={{ bindings: [BOUND_DOCUMENT], providersState: "error" }} />
+          <div className="border-t border-slate-200 p-4">
+            <DocumentListing provider={{ key: "docs", label: "Docs" }} level={{ source: null, folder: null }} items={undefined} state="error" onOpen={() => undefined} isBound={() => false} onBind={() => undefined} />
+          </div>
         </FlowCard>
         <FlowCard id="viewer-pdf" title="PDF reference opened at its page" note="Page 8 with the quote highlighted, in the extracted-text rendering (the pdf.js fallback; the gallery fetches no originals).">
           <div tabIndex={0} role="region" aria-label="viewer-pdf" className="h-full overflow-y-auto bg-slate-100/60 p-4">

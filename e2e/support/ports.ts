@@ -6,4 +6,4 @@ if (!Number.isInteger(base) || base < 1024 || base > 60000) {
   throw new Error(`E2E_PORT_BASE must be an integer port between 1024 and 60000, got ${process.env.E2E_PORT_BASE}`);
 }
 
-export const PORTS = { local: base, password: base + 1, model: base + 2, fakeModel: base + 911 } as const;
+export const PORTS = { local: base, password: base + 1, model: base + 2, fakeModel: base + 911, fakeProvider: base + 912 } as const;

@@ -4,6 +4,7 @@ import path from "node:path";
 import pg from "pg";
 import { closeDb } from "@/lib/db/client";
 import { resetEnvForTests } from "@/lib/env";
+import { closeRetrievalRuntime } from "@/lib/retrieval/runtime";
 import { startTestApp, type TestApp } from "./http-app";
 
 /**
@@ -29,6 +30,8 @@ export async function startIntegrationApp(env: Record<string, string> = {}): Pro
     else process.env[k] = v;
   }
   resetEnvForTests();
+  // The provider registry is built from the env: a new app gets a new one.
+  await closeRetrievalRuntime();
   await closeDb();
   const app = await startTestApp();
   return {

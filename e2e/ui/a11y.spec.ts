@@ -11,6 +11,8 @@ async function seriousViolations(page: Page, include?: string) {
 
 test.describe("accessibility (axe)", () => {
   test("flow gallery states", async ({ gallery, page }) => {
+    // axe over every gallery state (29) takes about a minute on a shared two-core machine.
+    test.setTimeout(180_000);
     await gallery.goto();
     await expect(gallery.states.first()).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);

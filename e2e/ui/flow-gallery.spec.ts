@@ -24,6 +24,11 @@ const STATES = [
   "untrusted-content",
   "history",
   "composer-limit",
+  "external-sources-turn",
+  "knowledge-bound-document",
+  "knowledge-listing",
+  "knowledge-no-listing",
+  "knowledge-provider-failed",
   "viewer-pdf",
   "files-all-states",
   "files-empty",
@@ -37,8 +42,8 @@ const STATES = [
 
 test.describe("flow gallery", () => {
   test("renders every state without console errors and screenshots each", async ({ gallery, consoleErrors, page }, testInfo) => {
-    // Five graph states joined the list; a screenshot each takes a few seconds on a loaded machine.
-    test.setTimeout(120_000);
+    // One screenshot per state, on a shared two-core machine.
+    test.setTimeout(150_000);
     await page.setViewportSize({ width: 1440, height: 900 });
     await gallery.goto();
     await expect(gallery.states).toHaveCount(STATES.length);
@@ -102,6 +107,26 @@ test.describe("flow gallery", () => {
     await expect(panel.composer).toHaveValue("第一行\n");
     await panel.composer.press("Enter");
     await expect(panel.userMessages).toHaveCount(1);
+  });
+
+  test("external sources: per-source notices in a turn, badges, listing with and without the capability, failing-provider notice", async ({ gallery }) => {
+    await gallery.goto();
+    const turn = gallery.state("external-sources-turn");
+    await expect(turn.getByTestId("source-status")).toHaveCount(3);
+    await expect(turn.locator('[data-testid=source-status][data-source=team-wiki]')).toHaveAttribute("data-status", "timeout");
+    const extCard = turn.getByTestId("reference-card").nth(1);
+    await expect(extCard.getByTestId("provider-badge")).toHaveText("DO");
+    await expect(extCard.getByTestId("reference-locator")).toContainText("handbook/-/doc-release#p1");
+    const bound = gallery.state("knowledge-bound-document");
+    await expect(bound.locator("[data-testid=knowledge-item][data-kind=external]")).toContainText("Release checklist");
+    await expect(bound.locator("[data-testid=knowledge-item][data-kind=builtin]")).toBeVisible();
+    await expect(gallery.state("knowledge-listing").getByTestId("listing-item")).toHaveCount(3);
+    const noListing = gallery.state("knowledge-no-listing");
+    await expect(noListing.getByTestId("provider-section")).toHaveCount(2);
+    await expect(noListing.getByTestId("browse-button")).toHaveCount(0);
+    const failed = gallery.state("knowledge-provider-failed");
+    await expect(failed.getByTestId("provider-notice")).toHaveCount(2);
+    await expect(failed.getByTestId("unbind-button")).toBeEnabled();
   });
 
   test("citation [2] jumps to reference card 2; external source falls back to plain text", async ({ gallery, page }) => {

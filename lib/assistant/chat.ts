@@ -23,7 +23,7 @@ import {
 } from "./conversations";
 import { PartialSaver } from "./partial-saver";
 import { agentReferences, runAgentLoop } from "./agent";
-import { bindExternalRefs, listExternalRefs, type ExternalRef } from "./external-refs";
+import { bindExternalRefs, listExternalRefs, resolveExternalRefs, type ExternalRef } from "./external-refs";
 import { DeltaBatcher } from "./delta-batcher";
 import { extractAnswer, pieces } from "./engines/extractive";
 import { citedIndexes, MarkerFilter } from "./markers";
@@ -105,6 +105,9 @@ export async function prepareChatTurn(principal: Principal, knowledgeId: string,
     if (notReady) throw new AppError("FILE_NOT_SEARCHABLE", `File ${notReady.id} is not searchable yet.`);
   }
 
+  // Validated by their providers before anything of the turn is stored (seed 002).
+  const refs = input.external_knowledge_refs.length ? await resolveExternalRefs(principal.user.id, input.external_knowledge_refs) : [];
+
   const turnId = randomUUID();
   let conversationId: string;
   let userMessageId: string;
@@ -128,7 +131,7 @@ export async function prepareChatTurn(principal: Principal, knowledgeId: string,
   }
   if (input.external_knowledge_refs.length > 0) {
     try {
-      await bindExternalRefs(db, conversationId, input.external_knowledge_refs);
+      await bindExternalRefs(db, conversationId, refs);
     } catch (e) {
       await releaseTurn(db, conversationId, turnId);
       throw e;
@@ -245,7 +248,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
         readableKnowledgeIds: p.readable,
       },
       // translate: a question in a language no searchable file shares is also searched translated.
-      { minScore, translate: true, externalRefs: externalRefs.map((r) => ({ provider: r.provider, mode: r.mode as "explicit" | "all_accessible", id: r.id })) },
+      { minScore, translate: true, externalRefs },
     );
     // The core has applied min_score to every source and kept the best top_k.
     const hits = result.hits;

@@ -114,7 +114,7 @@ export async function requirePrincipal(request: Request, opts: { allowLimitedTok
   const p = await getPrincipal(request);
   if (!p) throw new AppError("UNAUTHENTICATED");
   if (!opts.allowLimitedToken && isLimitedToken(p)) {
-    throw new AppError("FORBIDDEN", "This API token is limited to retrieval and tools (/v1/provider/retrieve, /v1/mcp).");
+    throw new AppError("FORBIDDEN", "This API token is limited to retrieval and tools (/v1/provider/retrieve, /v1/provider/documents, /v1/mcp).");
   }
   return p;
 }

@@ -6,8 +6,8 @@ import { AppError } from "@/lib/errors";
 import type { RawDb } from "@/lib/db/client";
 import type { LexicalCalibration } from "./calibrate";
 import { BUILTIN_SOURCE_TYPE, searchKnowledgeBases, type KbSearchDiagnostics, type RerankFunction } from "./kb-search";
-import { MalformedProviderResponse, normalizeProviderResults, type NormalizeLimits } from "./normalize";
-import type { KnowledgeProvider, ProviderDescription } from "./providers/protocol";
+import { MalformedProviderResponse, normalizeProviderResults, ProviderReportedError, type NormalizeLimits } from "./normalize";
+import type { KnowledgeProvider, ProviderDescription, ProviderTarget } from "./providers/protocol";
 import type { RetrievalContext, RetrievalHit, RetrievalRequest, RetrievalResult, SourceStatus, SourceSummary } from "./types";
 import type { EmbeddingFunction } from "./vector";
 
@@ -28,6 +28,8 @@ export interface ExternalSource {
   description: ProviderDescription;
   /** The provider's own KB ids bound to the conversation; [] = whatever the provider exposes. */
   knowledgeBaseIds?: string[];
+  /** The bound targets with every locating field (folder/document bindings narrow the search). */
+  targets?: ProviderTarget[];
   filters?: Record<string, unknown>;
   timeoutMs?: number;
 }
@@ -246,6 +248,7 @@ export async function retrieve(
             topK: Math.min(req.topK, PROVIDER_MAX_TOP_K),
             knowledgeBaseIds: (src.knowledgeBaseIds ?? []).slice(0, MAX_KNOWLEDGE_BASE_IDS),
             filters: src.description.capabilities.filters ? (src.filters ?? {}) : {},
+            ...(src.targets?.length ? { targets: src.targets.slice(0, 20) } : {}),
           },
           { ownerId: ctx.ownerId, sessionId: ctx.sessionId, turnId: ctx.turnId, traceId: ctx.traceId, signal },
         ),
@@ -271,7 +274,9 @@ export async function retrieve(
       return { key, status: (kept.length ? "ok" : "empty") as SourceStatus, hits: kept };
     } catch (e) {
       diagnostics.sourceErrors[key] = e instanceof MalformedProviderResponse ? `malformed: ${e.message}` : errMessage(e);
-      return { key, status: "error" as SourceStatus, hits: [] as RetrievalHit[] };
+      // An envelope from another instance saying it cannot serve now.
+      const unavailable = e instanceof ProviderReportedError && e.code === "PROVIDER_UNAVAILABLE";
+      return { key, status: (unavailable ? "unavailable" : "error") as SourceStatus, hits: [] as RetrievalHit[] };
     }
   });
 

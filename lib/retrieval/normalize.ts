@@ -1,7 +1,7 @@
 // Normalization of provider results (SPEC §8, seed 000). Pure. Every record from every provider
 // passes through here before the assistant, a tool or a client sees it.
 import { calibrateExternal } from "./calibrate";
-import type { ProviderDescription } from "./providers/protocol";
+import type { ListingItem, ListingPage, ProviderDescription } from "./providers/protocol";
 import type { RetrievalHit } from "./types";
 import { publicHttpUriOrNull } from "./uri-safety";
 
@@ -72,13 +72,75 @@ export function normalizeMetadata(raw: unknown, limits: NormalizeLimits = DEFAUL
   return out;
 }
 
-/** Pulls the record array out of `[…]` or `{results: […]}`; anything else is malformed. */
+export class ProviderReportedError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = "ProviderReportedError";
+    this.code = code;
+  }
+}
+
+/**
+ * The wire format of protocol v1 over HTTP (docs/external-sources.md): the answer is this app's
+ * envelope `{code: 0, msg, data: {results: [...]}}`; a non-zero code is the provider's own
+ * failure. A bare `{results: [...]}` or `[...]` (a third-party service) is accepted as well.
+ */
+export function unwrapEnvelope(raw: unknown): unknown {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw) || !("code" in raw)) return raw;
+  const env = raw as { code: unknown; msg?: unknown; data?: unknown };
+  if (env.code === 0) return env.data;
+  const code = typeof env.code === "string" && /^[A-Z_]{1,64}$/.test(env.code) ? env.code : "PROVIDER_ERROR";
+  // The code travels as is (PROVIDER_UNAVAILABLE keeps its meaning: status "unavailable"); the
+  // provider's message is not passed on (it could carry anything).
+  throw new ProviderReportedError(code, `provider answered ${code}`);
+}
+
+/** Pulls the record array out of `[…]`, `{results: […]}` or the envelope around it; anything else is malformed. */
 export function extractRecords(raw: unknown): unknown[] {
-  if (Array.isArray(raw)) return raw;
-  if (raw && typeof raw === "object" && Array.isArray((raw as { results?: unknown }).results)) {
-    return (raw as { results: unknown[] }).results;
+  const body = unwrapEnvelope(raw);
+  if (Array.isArray(body)) return body;
+  if (body && typeof body === "object" && Array.isArray((body as { results?: unknown }).results)) {
+    return (body as { results: unknown[] }).results;
   }
   throw new MalformedProviderResponse("expected an array or {results: [...]}");
+}
+
+const LISTING_TYPES = new Set(["knowledge_base", "folder", "document"]);
+
+/**
+ * A provider's listing page → bounded, provider-neutral items. Items without an id or a name
+ * are dropped; the cursor is an opaque bounded string. Throws MalformedProviderResponse.
+ */
+export function normalizeListing(raw: unknown, maxItems: number, limits: NormalizeLimits = DEFAULT_NORMALIZE_LIMITS): ListingPage {
+  const body = unwrapEnvelope(raw);
+  if (!body || typeof body !== "object" || Array.isArray(body) || !Array.isArray((body as { items?: unknown }).items)) {
+    throw new MalformedProviderResponse("expected {items: [...], next_cursor}");
+  }
+  const { items, next_cursor } = body as { items: unknown[]; next_cursor?: unknown };
+  const out: ListingItem[] = [];
+  const seen = new Set<string>();
+  for (const r of items) {
+    if (out.length >= maxItems) break;
+    if (!r || typeof r !== "object" || Array.isArray(r)) continue;
+    const rec = r as Record<string, unknown>;
+    const id = boundedString(rec.id, limits.maxIdChars);
+    const name = boundedString(rec.name ?? rec.title, limits.maxStringChars);
+    if (!id || !name || seen.has(id)) continue;
+    seen.add(id);
+    const type = typeof rec.type === "string" && LISTING_TYPES.has(rec.type) ? (rec.type as ListingItem["type"]) : "document";
+    out.push({
+      id,
+      name,
+      type,
+      source_id: boundedString(rec.source_id, limits.maxIdChars) ?? (type === "knowledge_base" ? id : ""),
+      parent_id: boundedString(rec.parent_id, limits.maxIdChars),
+      node_id: boundedString(rec.node_id, limits.maxIdChars),
+      metadata: normalizeMetadata(rec.metadata, limits),
+    });
+  }
+  const cursor = typeof next_cursor === "string" && next_cursor.length > 0 && next_cursor.length <= 512 ? next_cursor : null;
+  return { items: out, next_cursor: cursor };
 }
 
 /**

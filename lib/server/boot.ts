@@ -46,7 +46,10 @@ async function boot(): Promise<void> {
     // Answers cut off by a crash are marked interrupted and their conversations freed at once.
     const recovered = await recoverInterruptedTurns(await getRawDb(), { embedded: !env.DATABASE_URL });
     if (recovered > 0) console.log(`[knowledge-assistant] ${recovered} answer(s) interrupted by the last stop marked as such`);
-    await getRetrievalRuntime();
+    const retrieval = await getRetrievalRuntime();
+    // Every provider's health() once at start, in the background: an unreachable source is
+    // logged and shown by GET /v1/external-sources, it does not block or fail the start.
+    void retrieval.status({ refresh: true }).catch(() => undefined);
     // The word dictionaries (~100–180 ms to build) are loaded before the first question needs them.
     loadTokenizer();
     // On a PostgreSQL server other instances may run: their progress and queued jobs come over

@@ -1,18 +1,16 @@
 import "server-only";
-// The built-in knowledge-base provider: protocol v1 over the app's own index. The core calls
-// searchKnowledgeBases directly (richer hits); this wrapper is what the registry lists first and
-// what the app's provider endpoint answers with, so one instance can use another as a source.
+// The built-in knowledge-base source in the registry: its description, its health and its
+// document listing (capability list_documents). Its search is not a provider call: the core
+// runs searchKnowledgeBases itself (pages, headings and chunk ids a protocol record cannot
+// carry), and this app's provider endpoint answers other instances through that same core.
 import type { RawDb } from "@/lib/db/client";
-import { BUILTIN_SOURCE_TYPE, searchKnowledgeBases, type RerankFunction } from "../kb-search";
-import type { EmbeddingFunction } from "../vector";
-import type { KnowledgeProvider, ProviderContext, ProviderDescription, ProviderRecord, ProviderRequest } from "./protocol";
+import { BUILTIN_SOURCE_TYPE } from "../kb-search";
+import type { BuiltinSource, ListingItem, ListingPage, ListingRequest, ProviderContext, ProviderDescription } from "./protocol";
 
 export interface BuiltinKbProviderDeps {
   getDb: () => Promise<Pick<RawDb, "$queryRawUnsafe">>;
-  /** Access targets of the caller (the provider endpoint computes them from the API token). */
+  /** Access targets of the caller (the session's or the API token's user). */
   readableKnowledgeIds: (ctx: ProviderContext) => Promise<ReadonlySet<string>> | ReadonlySet<string>;
-  embedding?: () => EmbeddingFunction | null;
-  rerank?: () => RerankFunction | null;
 }
 
 export const BUILTIN_DESCRIPTION: ProviderDescription = {
@@ -22,46 +20,58 @@ export const BUILTIN_DESCRIPTION: ProviderDescription = {
   capabilities: { filters: true, scores: true, citations: false, list_documents: true },
 };
 
-export function createBuiltinKbProvider(deps: BuiltinKbProviderDeps): KnowledgeProvider {
+/** Offset cursors ("o:<n>"): the listing is ordered by (name, id), so pages do not overlap. */
+function offsetOf(cursor: string | null): number {
+  const m = cursor ? /^o:(\d{1,9})$/.exec(cursor) : null;
+  return m ? Number(m[1]) : 0;
+}
+
+export async function listBuiltinDocuments(
+  db: Pick<RawDb, "$queryRawUnsafe">,
+  readable: ReadonlySet<string>,
+  request: ListingRequest,
+): Promise<ListingPage> {
+  const offset = offsetOf(request.cursor);
+  const limit = Math.min(100, Math.max(1, request.limit));
+  let items: ListingItem[];
+  if (request.sourceId === null) {
+    const rows = await db.$queryRawUnsafe<{ id: string; name: string; file_count: number }[]>(
+      `SELECT k.id, k.name, (SELECT count(*)::int FROM knowledge_files f WHERE f.knowledge_id = k.id) AS file_count
+         FROM knowledges k WHERE k.id = ANY($1::text[]) ORDER BY k.name, k.id OFFSET $2 LIMIT $3`,
+      [...readable],
+      offset,
+      limit + 1,
+    );
+    items = rows.map((r) => ({ id: r.id, name: r.name, type: "knowledge_base", source_id: r.id, parent_id: null, node_id: null, metadata: { file_count: r.file_count } }));
+  } else {
+    // A KB the caller may not read lists like an empty one (foreign ids look missing).
+    if (!readable.has(request.sourceId) || request.parentId !== null) return { items: [], next_cursor: null };
+    const rows = await db.$queryRawUnsafe<{ id: string; name: string; status: string; file_type: string }[]>(
+      `SELECT id, name, status, file_type FROM knowledge_files
+         WHERE knowledge_id = $1 ORDER BY name, id OFFSET $2 LIMIT $3`,
+      request.sourceId,
+      offset,
+      limit + 1,
+    );
+    items = rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      type: "document",
+      source_id: request.sourceId!,
+      parent_id: null,
+      node_id: null,
+      metadata: { status: r.status, file_type: r.file_type },
+    }));
+  }
+  const more = items.length > limit;
+  return { items: items.slice(0, limit), next_cursor: more ? `o:${offset + limit}` : null };
+}
+
+export function createBuiltinKbProvider(deps: BuiltinKbProviderDeps): BuiltinSource {
   return {
     describe: () => BUILTIN_DESCRIPTION,
-    async retrieve(request: ProviderRequest, context: ProviderContext): Promise<{ results: ProviderRecord[] }> {
-      const readable = await deps.readableKnowledgeIds(context);
-      const kbs = request.knowledgeBaseIds.filter((id) => readable.has(id)).slice(0, 8);
-      const fileIds = Array.isArray(request.filters?.fileIds)
-        ? (request.filters.fileIds as unknown[]).filter((x): x is string => typeof x === "string")
-        : null;
-      const topK = Math.min(8, Math.max(1, Math.floor(request.topK) || 1));
-      const { hits } = await searchKnowledgeBases({
-        db: await deps.getDb(),
-        query: request.query,
-        knowledgeIds: kbs,
-        fileIds: fileIds?.length ? fileIds : null,
-        topK,
-        candidatePool: topK * 2,
-        signal: context.signal,
-        embedding: deps.embedding?.() ?? null,
-        rerank: deps.rerank?.() ?? null,
-      });
-      return {
-        results: hits.map((h) => ({
-          id: h.id,
-          content: h.content,
-          score: h.score,
-          source: {
-            id: h.sourceId,
-            title: h.fileName,
-            locator: [
-              `file=${h.fileId}`,
-              h.pageStart !== null ? `page=${h.pageStart}${h.pageEnd !== null && h.pageEnd !== h.pageStart ? `-${h.pageEnd}` : ""}` : "",
-              h.headingPath ? `heading=${h.headingPath}` : "",
-            ]
-              .filter(Boolean)
-              .join(";"),
-          },
-          metadata: { knowledge_id: h.knowledgeId, chunk_id: h.chunkId },
-        })),
-      };
+    async listDocuments(request: ListingRequest, context: ProviderContext) {
+      return listBuiltinDocuments(await deps.getDb(), await deps.readableKnowledgeIds(context), request);
     },
     async health() {
       try {

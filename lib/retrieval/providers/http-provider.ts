@@ -9,7 +9,8 @@ import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { checkPublicHttpUri, resolvePublicAddresses, UnsafeTargetError, type LookupFn } from "../uri-safety";
-import type { KnowledgeProvider, ProviderCapabilities, ProviderContext, ProviderDescription, ProviderRequest } from "./protocol";
+import { unwrapEnvelope } from "../normalize";
+import type { KnowledgeProvider, ListingRequest, ProviderCapabilities, ProviderContext, ProviderDescription, ProviderRequest } from "./protocol";
 
 export interface HttpProviderOptions {
   key: string;
@@ -25,6 +26,13 @@ export interface HttpProviderOptions {
   /** Injected DNS (tests). */
   lookup?: LookupFn;
   healthUrl?: string;
+  /** The documented listing request (docs/external-sources.md); set = capability list_documents. */
+  listUrl?: string;
+  /**
+   * Where a person opens a source, as a template with `{source_id}` (operator configuration, not
+   * provider data): resolved at open time, so snapshots never hold the raw URL.
+   */
+  openUrl?: string;
 }
 
 const MAX_REDIRECTS = 3;
@@ -38,7 +46,7 @@ export class ProviderHttpError extends Error {
   }
 }
 
-function safeLookup(opts: HttpProviderOptions): LookupFunction {
+export function safeLookup(opts: Pick<HttpProviderOptions, "allowLoopback" | "lookup">): LookupFunction {
   return ((hostname: string, options: { all?: boolean }, cb: (...args: unknown[]) => void) => {
     resolvePublicAddresses(hostname, { allowLoopback: opts.allowLoopback, lookup: opts.lookup }).then(
       (addrs) => {
@@ -134,10 +142,28 @@ export async function safePostJson(
   throw new ProviderHttpError("REDIRECT_REFUSED", "too many redirects");
 }
 
+/** Fills `{source_id}` in an open-URL template; the result must still be a plain http(s) URL. */
+export function resolveOpenUrl(template: string, sourceId: string): string | null {
+  const url = template.replaceAll("{source_id}", encodeURIComponent(sourceId));
+  try {
+    const u = new URL(url);
+    if ((u.protocol !== "http:" && u.protocol !== "https:") || u.username || u.password) return null;
+    return u.href;
+  } catch {
+    return null;
+  }
+}
+
 export function createHttpProvider(opts: HttpProviderOptions): KnowledgeProvider {
   // Checked at construction (start-up), so a bad URL fails the boot, not a chat.
-  const check = checkPublicHttpUri(opts.url, { allowLoopback: opts.allowLoopback });
-  if (!check.ok) throw new UnsafeTargetError(`Provider "${opts.key}": URL refused (${check.reason})`);
+  for (const [name, url] of [["url", opts.url], ["listUrl", opts.listUrl], ["healthUrl", opts.healthUrl]] as const) {
+    if (url === undefined) continue;
+    const check = checkPublicHttpUri(url, { allowLoopback: opts.allowLoopback });
+    if (!check.ok) throw new UnsafeTargetError(`Provider "${opts.key}": ${name} refused (${check.reason})`);
+  }
+  if (opts.openUrl !== undefined && !resolveOpenUrl(opts.openUrl, "x")) {
+    throw new UnsafeTargetError(`Provider "${opts.key}": openUrl must be an http(s) URL without credentials`);
+  }
   const description: ProviderDescription = {
     protocolVersion: 1,
     key: opts.key,
@@ -146,25 +172,44 @@ export function createHttpProvider(opts: HttpProviderOptions): KnowledgeProvider
       filters: opts.capabilities?.filters ?? false,
       scores: opts.capabilities?.scores ?? true,
       citations: opts.capabilities?.citations ?? true,
-      list_documents: opts.capabilities?.list_documents ?? false,
+      // Backed by the listing request, never claimed without it.
+      list_documents: Boolean(opts.listUrl),
     },
   };
+  const listUrl = opts.listUrl;
+  const openUrl = opts.openUrl;
   return {
     describe: () => description,
     async retrieve(request: ProviderRequest, context: ProviderContext) {
       // Only the standard request leaves the server; tenant identity stays here.
-      return safePostJson(
-        opts.url,
-        { query: request.query, topK: request.topK, knowledgeBaseIds: request.knowledgeBaseIds, filters: request.filters },
-        opts,
-        context.signal,
-        { "x-trace-id": context.traceId },
-      );
+      const body: Record<string, unknown> = {
+        query: request.query,
+        topK: request.topK,
+        knowledgeBaseIds: request.knowledgeBaseIds,
+        filters: request.filters,
+      };
+      if (request.targets?.length) body.targets = request.targets;
+      return safePostJson(opts.url, body, opts, context.signal, { "x-trace-id": context.traceId });
     },
+    ...(listUrl
+      ? {
+          async listDocuments(request: ListingRequest, context: ProviderContext) {
+            return safePostJson(
+              listUrl,
+              { source_id: request.sourceId, parent_id: request.parentId, cursor: request.cursor, limit: request.limit },
+              opts,
+              context.signal,
+              { "x-trace-id": context.traceId },
+            );
+          },
+        }
+      : {}),
+    ...(openUrl ? { resolveSource: async (sourceId: string) => resolveOpenUrl(openUrl, sourceId) } : {}),
     async health({ signal }) {
       if (!opts.healthUrl) return { status: "ready" };
       try {
-        await safePostJson(opts.healthUrl, {}, opts, signal);
+        // An envelope with a non-zero code is a failing health check too.
+        unwrapEnvelope(await safePostJson(opts.healthUrl, {}, opts, signal));
         return { status: "ready" };
       } catch (e) {
         return { status: "unavailable", message: (e as Error).message };

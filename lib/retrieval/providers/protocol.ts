@@ -17,12 +17,55 @@ export interface ProviderDescription {
   capabilities: ProviderCapabilities;
 }
 
+/**
+ * One bound target of a source (seed 002 binding fields, without names): a whole source, a folder
+ * or a document. The server builds these from the conversation's bindings, never from a model.
+ */
+export interface ProviderTarget {
+  id: string;
+  target_type: "knowledge_base" | "folder" | "document";
+  node_id?: string | null;
+  document_id?: string | null;
+  parent_id?: string | null;
+}
+
 /** What a model may propose (validated and bounded by the runtime before a provider sees it). */
 export interface ProviderRequest {
   query: string;
   topK: number;
   knowledgeBaseIds: string[];
   filters: Record<string, unknown>;
+  /**
+   * The bound targets (folder and document bindings narrow the search to them). Absent or empty:
+   * everything in knowledgeBaseIds, or all the caller may read when that is empty too.
+   */
+  targets?: ProviderTarget[];
+}
+
+/** Document listing (capability list_documents): one page of one source, provider-side paging. */
+export interface ListingRequest {
+  /** The provider's source (knowledge base) to list; null lists the sources themselves. */
+  sourceId: string | null;
+  /** A folder inside the source; null = its top level. */
+  parentId: string | null;
+  cursor: string | null;
+  limit: number;
+}
+
+export interface ListingItem {
+  id: string;
+  name: string;
+  type: "knowledge_base" | "folder" | "document";
+  /** The source (knowledge base) the item lives in; equals id for a knowledge_base item. */
+  source_id: string;
+  parent_id: string | null;
+  node_id: string | null;
+  metadata: Record<string, string | number | boolean | null>;
+}
+
+export interface ListingPage {
+  items: ListingItem[];
+  next_cursor: string | null;
 }
 
 /** Injected by the server only. */
@@ -51,8 +94,18 @@ export interface KnowledgeProvider {
   describe(): ProviderDescription;
   retrieve(request: ProviderRequest, context: ProviderContext): Promise<ProviderResponse | unknown>;
   health?(opts: { signal: AbortSignal }): Promise<{ status: ProviderHealth; message?: string }>;
+  /** Present exactly when capabilities.list_documents is true; the answer is normalized by normalizeListing. */
+  listDocuments?(request: ListingRequest, context: ProviderContext): Promise<unknown>;
+  /**
+   * Resolves a source id to a page a person can open, at open time (seed 002: snapshots keep the
+   * provider-interpretable source_uri, never the raw URL). null = nothing to open (plain text).
+   */
+  resolveSource?(sourceId: string, context: ProviderContext): Promise<string | null>;
   close?(): Promise<void> | void;
 }
+
+/** The built-in KB's registry entry: everything of a provider except retrieve(). */
+export type BuiltinSource = Omit<KnowledgeProvider, "retrieve">;
 
 export class ProviderValidationError extends Error {
   constructor(message: string) {
@@ -65,13 +118,16 @@ export class ProviderValidationError extends Error {
  * Validates a provider at registration (start-up), so an incompatible provider fails the boot
  * with a clear message instead of failing during a chat. Returns the description.
  */
-export function validateProvider(provider: unknown, where = "provider"): ProviderDescription {
+export function validateProvider(provider: unknown, where = "provider", opts: { builtin?: boolean } = {}): ProviderDescription {
   if (!provider || typeof provider !== "object") throw new ProviderValidationError(`${where}: not an object`);
   const p = provider as Partial<KnowledgeProvider>;
   if (typeof p.describe !== "function") throw new ProviderValidationError(`${where}: describe() is missing`);
-  if (typeof p.retrieve !== "function") throw new ProviderValidationError(`${where}: retrieve() is missing`);
+  // The built-in KB is searched by the core itself (richer hits: pages, headings, chunk ids);
+  // its registry entry describes it, reports health and lists documents.
+  if (!opts.builtin && typeof p.retrieve !== "function") throw new ProviderValidationError(`${where}: retrieve() is missing`);
   if (p.health !== undefined && typeof p.health !== "function") throw new ProviderValidationError(`${where}: health is not a function`);
   if (p.close !== undefined && typeof p.close !== "function") throw new ProviderValidationError(`${where}: close is not a function`);
+  if (p.listDocuments !== undefined && typeof p.listDocuments !== "function") throw new ProviderValidationError(`${where}: listDocuments is not a function`);
   let d: unknown;
   try {
     d = p.describe();
@@ -101,6 +157,10 @@ export function validateProvider(provider: unknown, where = "provider"): Provide
   }
   if (c.list_documents !== undefined && typeof c.list_documents !== "boolean") {
     throw new ProviderValidationError(`${where} "${desc.key}": capabilities.list_documents must be a boolean`);
+  }
+  // A capability is a promise the UI acts on (the browse entry): it must be backed by a method.
+  if (c.list_documents === true && typeof p.listDocuments !== "function") {
+    throw new ProviderValidationError(`${where} "${desc.key}": capabilities.list_documents is true but listDocuments() is missing`);
   }
   return {
     protocolVersion: 1,

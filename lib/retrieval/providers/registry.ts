@@ -1,43 +1,40 @@
 // Provider registry (SPEC §8): the built-in KB provider first, then external providers registered
 // at start-up. Every provider is validated when registered; keys are unique; close() runs once.
-import { validateProvider, ProviderValidationError, type KnowledgeProvider, type ProviderDescription } from "./protocol";
+import { validateProvider, ProviderValidationError, type BuiltinSource, type KnowledgeProvider, type ProviderDescription } from "./protocol";
 
-export interface RegisteredProvider {
-  provider: KnowledgeProvider;
-  description: ProviderDescription;
-  builtin: boolean;
-}
+export type RegisteredProvider =
+  | { provider: KnowledgeProvider; description: ProviderDescription; builtin: false }
+  | { provider: BuiltinSource; description: ProviderDescription; builtin: true };
 
 export class ProviderRegistry {
   private readonly entries: RegisteredProvider[] = [];
   private closed: Promise<void> | null = null;
 
-  constructor(builtin?: KnowledgeProvider) {
-    if (builtin) this.add(builtin, true);
-  }
-
-  private add(provider: KnowledgeProvider, builtin: boolean): RegisteredProvider {
-    if (this.closed) throw new ProviderValidationError("registry is closed");
-    const description = validateProvider(provider, builtin ? "built-in provider" : "provider");
-    if (this.entries.some((e) => e.description.key === description.key)) {
-      throw new ProviderValidationError(`provider key "${description.key}" is registered twice`);
+  constructor(builtin?: BuiltinSource) {
+    if (builtin) {
+      const description = validateProvider(builtin, "built-in provider", { builtin: true });
+      this.entries.push({ provider: builtin, description, builtin: true });
     }
-    const entry = { provider, description, builtin };
-    this.entries.push(entry);
-    return entry;
   }
 
   /** Registers an external provider; throws ProviderValidationError with a clear message. */
   register(provider: KnowledgeProvider): RegisteredProvider {
-    return this.add(provider, false);
+    if (this.closed) throw new ProviderValidationError("registry is closed");
+    const description = validateProvider(provider, "provider");
+    if (this.entries.some((e) => e.description.key === description.key)) {
+      throw new ProviderValidationError(`provider key "${description.key}" is registered twice`);
+    }
+    const entry = { provider, description, builtin: false as const };
+    this.entries.push(entry);
+    return entry;
   }
 
   list(): readonly RegisteredProvider[] {
     return this.entries;
   }
 
-  external(): RegisteredProvider[] {
-    return this.entries.filter((e) => !e.builtin);
+  external(): Extract<RegisteredProvider, { builtin: false }>[] {
+    return this.entries.filter((e): e is Extract<RegisteredProvider, { builtin: false }> => !e.builtin);
   }
 
   get(key: string): RegisteredProvider | undefined {

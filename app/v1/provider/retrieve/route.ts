@@ -4,19 +4,30 @@ import { parseJsonBody } from "@/lib/api/request";
 import { apiRoute } from "@/lib/api/route";
 import { id } from "@/lib/api/schemas";
 import { answerProviderRequest, PROVIDER_DESCRIPTION } from "@/lib/assistant/provider-endpoint";
-import { requirePrincipal } from "@/lib/auth/session";
 import { AppError } from "@/lib/errors";
+import { requirePrincipal } from "@/lib/auth/session";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-// The standard request of provider protocol v1, with the tool-facing bounds of SPEC §8.
+// The standard request of provider protocol v1, with the tool-facing bounds of SPEC §8. No
+// knowledgeBaseIds (an all_accessible binding) means every KB the token's user may read.
+const target = z
+  .object({
+    id,
+    target_type: z.enum(["knowledge_base", "folder", "document"]),
+    node_id: z.string().max(200).nullable().optional(),
+    document_id: id.nullable().optional(),
+    parent_id: z.string().max(200).nullable().optional(),
+  })
+  .strict();
 const body = z
   .object({
     query: z.string().trim().min(1).max(2000),
     topK: z.number().int().min(1).max(8).default(8),
-    knowledgeBaseIds: z.array(id).min(1).max(8),
+    knowledgeBaseIds: z.array(id).max(8).default([]),
     filters: z.object({ fileIds: z.array(id).max(100).nullable().optional() }).strict().nullable().optional(),
+    targets: z.array(target).max(20).optional(),
   })
   .strict();
 
