@@ -4,8 +4,8 @@
 import { DEFAULT_RULES, extractBySentence, splitSentences, type EntityType, type ExtractRules } from "./extract-offline";
 import { displayName, isUsefulName, normalizeName } from "./normalize";
 
-/** Co-occurrence pairs per sentence grow quadratically: a sentence listing 40 names links only its first 12. */
-const MAX_ENTITIES_PER_SENTENCE = 12;
+/** Co-occurrence pairs per sentence grow quadratically: a sentence listing 40 names links only its first 8 (28 pairs; 12 gave 66 and most of the graph's rows on the cmrc2018 KB, docs/bench-graph.md). */
+const MAX_ENTITIES_PER_SENTENCE = 8;
 export const CO_OCCURS = "co_occurs";
 
 export interface ChunkText {
