@@ -8,6 +8,7 @@ import { BUILTIN_SOURCE_TYPE } from "@/lib/retrieval/kb-search";
 import type { RetrievalHit } from "@/lib/retrieval/types";
 import type { KnowledgeSearchOutput } from "@/lib/tools/knowledge-search";
 import type { ListKnowledgeChunksOutput } from "@/lib/tools/list-knowledge-chunks";
+import type { QueryKnowledgeGraphOutput } from "@/lib/tools/query-knowledge-graph";
 import { callTool, inputJsonSchema, TOOLS, type ToolCallResult } from "@/lib/tools/registry";
 import { toReferences, type ReferenceItem } from "./references";
 
@@ -131,6 +132,22 @@ function annotate(result: ToolCallResult, book: ReferenceBook, knowledgeId: stri
       chunks: out.chunks.map((c) => ({
         ref: book.number(hit({ chunkId: c.chunk_id, fileId: out.file_id, fileName: out.file_name, knowledgeId, pageStart: c.page_start, pageEnd: c.page_end, headingPath: c.heading_path, content: c.text, score: 1 })),
         ...c,
+      })),
+    };
+  }
+  if (result.name === "query_knowledge_graph") {
+    // A relation's supporting passages are citable like search hits (numbered once per chunk).
+    const out = result.output as QueryKnowledgeGraphOutput;
+    return {
+      entities: out.entities.map((e) => ({
+        ...e,
+        relations: e.relations.map((r) => ({
+          ...r,
+          passages: r.passages.map((p) => ({
+            ref: book.number(hit({ chunkId: p.chunk_id, fileId: p.file_id, fileName: p.file_name, knowledgeId: e.knowledge_id, pageStart: p.page_start, pageEnd: p.page_end, headingPath: p.heading_path, content: p.quote, score: 1 })),
+            ...p,
+          })),
+        })),
       })),
     };
   }

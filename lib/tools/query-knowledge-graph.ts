@@ -13,7 +13,8 @@ const id = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "must be a
 
 const inputSchema = z
   .object({
-    knowledge_base_ids: z.array(id).min(1).max(8),
+    // Optional, as for knowledge_search: by default every KB the caller may read (at most 8).
+    knowledge_base_ids: z.array(id).min(1).max(8).optional(),
     query: z
       .string()
       .trim()
@@ -83,11 +84,12 @@ export const queryKnowledgeGraphTool: ToolDefinition<z.infer<typeof inputSchema>
     if (!parsed.success) throw new AppError("INVALID_PARAMS", parsed.error.issues[0]?.message ?? "invalid input");
     const args = parsed.data;
     // A KB outside the caller's access targets looks missing, exactly like one that does not exist.
-    for (const kb of args.knowledge_base_ids) if (!ctx.readableKnowledgeIds.has(kb)) throw new AppError("KNOWLEDGE_NOT_FOUND");
+    const kbs = args.knowledge_base_ids ?? [...ctx.readableKnowledgeIds].slice(0, 8);
+    for (const kb of kbs) if (!ctx.readableKnowledgeIds.has(kb)) throw new AppError("KNOWLEDGE_NOT_FOUND");
     if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error("aborted");
     const db = await getRawDb();
     return queryKnowledgeGraph(db, {
-      knowledgeIds: [...new Set(args.knowledge_base_ids)],
+      knowledgeIds: [...new Set(kbs)],
       query: args.query,
       depth: args.depth,
       maxEntities: args.max_entities,

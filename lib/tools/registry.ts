@@ -6,6 +6,7 @@ import { grepChunksTool } from "./grep-chunks";
 import { knowledgeSearchTool } from "./knowledge-search";
 import { listKnowledgeBasesTool } from "./list-knowledge-bases";
 import { listKnowledgeChunksTool } from "./list-knowledge-chunks";
+import { queryKnowledgeGraphTool } from "./query-knowledge-graph";
 import type { ToolContext, ToolDefinition } from "./types";
 
 // The one list of agent tools (SPEC §9). The MCP route and the assistant's agent mode both read
@@ -19,6 +20,7 @@ export const TOOLS: readonly AnyTool[] = [
   grepChunksTool,
   getDocumentInfoTool,
   listKnowledgeChunksTool,
+  queryKnowledgeGraphTool,
 ];
 
 const byName = new Map(TOOLS.map((t) => [t.name, t]));

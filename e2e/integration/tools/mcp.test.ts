@@ -67,7 +67,7 @@ describe("MCP server", () => {
   it("lists every tool with its JSON schema and description, and calls them with structured results", async () => {
     const client = await connect(tokenA);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["list_knowledge_bases", "knowledge_search", "grep_chunks", "get_document_info", "list_knowledge_chunks"]);
+    expect(tools.map((t) => t.name)).toEqual(["list_knowledge_bases", "knowledge_search", "grep_chunks", "get_document_info", "list_knowledge_chunks", "query_knowledge_graph"]);
     const grep = tools.find((t) => t.name === "grep_chunks")!;
     expect(grep.inputSchema.properties).toHaveProperty("keywords");
     expect(grep.description).toMatch(/literal/);

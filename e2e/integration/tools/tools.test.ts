@@ -59,7 +59,7 @@ describe("agent tools", () => {
   afterAll(() => app.close());
 
   it("registry: every tool has a JSON schema, a description with guidance, and unknown names are refused", async () => {
-    expect(TOOLS.map((t) => t.name)).toEqual(["list_knowledge_bases", "knowledge_search", "grep_chunks", "get_document_info", "list_knowledge_chunks"]);
+    expect(TOOLS.map((t) => t.name)).toEqual(["list_knowledge_bases", "knowledge_search", "grep_chunks", "get_document_info", "list_knowledge_chunks", "query_knowledge_graph"]);
     for (const t of TOOLS) expect(inputJsonSchema(t).type).toBe("object");
     expect(TOOLS.find((t) => t.name === "grep_chunks")!.description).toMatch(/short keywords/);
     expect(TOOLS.find((t) => t.name === "knowledge_search")!.description).toMatch(/chunk_index - 2/);
