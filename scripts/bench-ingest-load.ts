@@ -263,7 +263,7 @@ async function probe(baseUrl: string, kb: string, until: Promise<unknown>, onTic
   const health: number[] = [];
   const refs: number[] = [];
   const errors: string[] = [];
-  const questions = ["How do I restore a backup?", "云笺的会员权益有哪些？", "What does the admin guide say about storage?", "如何导出报告？"];
+  const questions = ["How long is an invitation link valid?", "How do I set up single sign-on?", "How many rows does a bulk invitation accept?", "Which attributes must be mapped for SSO?"];
   const healthLoop = (async () => {
     while (!stop) {
       const t0 = performance.now();
