@@ -52,6 +52,8 @@ export class ParsePool {
       stderr: false,
     });
     worker.unref();
+    // Always listened to: an 'error' event without a listener would throw in this process.
+    worker.on("error", (e) => console.error(`[ingestion] parse worker error: ${e.message.slice(0, 200)}`));
     const ready = new Promise<void>((resolve, reject) => {
       const onMessage = (m: { type: string }) => {
         if (m.type !== "ready") return;
@@ -122,11 +124,9 @@ export class ParsePool {
       });
       reusable = true;
       return result;
-    } catch (e) {
-      // A task that ended with its own failure message left the thread healthy.
-      reusable = e instanceof IngestionFailure && !/time budget|memory|stopped unexpectedly/.test(e.message);
-      throw e;
     } finally {
+      // Only a thread whose task completed is reused: after a failure the parser may still be
+      // working in the background (pdf.js goes on with a page whose stream was cancelled).
       if (reusable && !this.closed) {
         // The worker posts "idle" after its last message; a new task queued behind it is fine.
         slot.idleTimer = setTimeout(() => {

@@ -7,6 +7,14 @@ import path from "node:path";
 import { parentPort } from "node:worker_threads";
 import { register } from "tsx/esm/api";
 
+// pdf.js may still enqueue text into a page's stream after the limits cancelled it; that late
+// error concerns a task already answered. Anything else ends the thread (the pool sees it exit).
+process.on("uncaughtException", (e) => {
+  if (e && e.code === "ERR_INVALID_STATE") return;
+  console.error(`[ingestion] parse worker: ${e && e.message}`);
+  process.exit(1);
+});
+
 const root = process.cwd();
 register({ tsconfig: path.join(root, "tsconfig.json") });
 const { runParseTask } = await import(path.join(root, "lib", "ingestion", "parse-task.ts"));
