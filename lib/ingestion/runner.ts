@@ -432,6 +432,21 @@ export class IngestionRunner {
         }
         return;
       }
+      if (isConnectionLost(e) && job.attempts < MAX_ATTEMPTS) {
+        // The database connection dropped mid-job (server restart, failover, a killed backend):
+        // the job goes back to the queue as an attempt; the next one starts by deleting whatever
+        // this one wrote, so it ends with one copy of each chunk.
+        const message = "Requeued: the database connection was lost while processing this file";
+        const requeued = await db.ingestionJob
+          .updateMany({ where: owned, data: { status: "queued", stage: "queued", percent: 0, message, lockedBy: null, lockedAt: null } })
+          .catch(() => ({ count: 0 }));
+        if (requeued.count > 0) {
+          await db.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: "queued" } }).catch(() => {});
+          emitJobEvent(fileId, { type: "progress", stage: "queued", percent: 0, message });
+        }
+        console.error(`[ingestion] job ${job.id}: ${message} (${describeError(e)})`);
+        return;
+      }
       const failure = toFailure(e);
       const j = await db.ingestionJob
         .updateMany({
@@ -501,6 +516,20 @@ export class IngestionRunner {
       return { status: "failed", error: `the embedding model failed (${detail}), so vector search is not available for this file. Reparse it when the model is back.` };
     }
   }
+}
+
+/**
+ * A lost database connection rather than a failure of the file: PostgreSQL's "terminating
+ * connection" (57P01..57P03), a socket closed under the driver, or Prisma's codes for them.
+ */
+export function isConnectionLost(e: unknown): boolean {
+  for (let cur: unknown = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
+    const c = cur as { code?: unknown; message?: unknown; originalCode?: unknown };
+    const code = String(c.code ?? c.originalCode ?? "");
+    if (/^(57P0[123]|08\d\d\d|P1001|P1017|ECONNRESET|ECONNREFUSED|EPIPE)$/.test(code)) return true;
+    if (typeof c.message === "string" && /terminating connection|Connection terminated|server closed the connection|connection (?:was )?(?:lost|closed)|ECONNRESET|Client has encountered a connection error/i.test(c.message)) return true;
+  }
+  return false;
 }
 
 /** The per-file content limits the environment sets (issue 16). */

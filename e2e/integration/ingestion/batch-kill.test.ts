@@ -109,3 +109,58 @@ describe("SIGKILL at an indexing batch boundary", () => {
     }
   }, 400_000);
 });
+
+// A PostgreSQL server can drop the app's connections (restart, failover, a killed backend):
+// the job is retried, and the retry leaves one copy of each chunk. (Embedded PGlite has no
+// connection to lose; its failure is the process's, covered above.)
+describe.skipIf(!process.env.TEST_DATABASE_URL)("database connection lost mid-job", () => {
+  let t: TestEnv;
+  beforeAll(async () => {
+    t = await openTestEnv();
+  });
+  afterAll(async () => t?.close());
+
+  it("the job is requeued and retried; no duplicate chunks", async () => {
+    const pg = (await import("pg")).default;
+    const kb = await t.newKb();
+    const res = await t.upload(kb, [{ name: "units.md", data: notes(300, "Part") }]);
+    const f = res.files[0]!;
+    if (!f.ok) throw new Error(f.message);
+    const dbName = (await t.db.$queryRawUnsafe<{ d: string }[]>(`SELECT current_database() AS d`))[0]!.d;
+    const killer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await killer.connect();
+    let terminated = 0;
+    let hunting: Promise<void> | null = null;
+    try {
+      await t.runJobs({
+        batchMs: 5,
+        onBatch: (info) => {
+          if (info.phase !== "insert" || info.batch !== 2 || hunting) return;
+          // From here on, a connection of the app's Prisma pool is terminated while it is in
+          // a statement or a transaction, as a server restart would (an idle one the pool
+          // would just replace). Bounded: 20 s at most.
+          hunting = (async () => {
+            const until = Date.now() + 20_000;
+            while (!terminated && Date.now() < until) {
+              const r = await killer.query(
+                `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+                  WHERE datname = $1 AND application_name = 'knowledge-assistant/prisma' AND state IN ('active', 'idle in transaction')`,
+                [dbName],
+              );
+              terminated += r.rows.length;
+            }
+          })();
+        },
+      });
+      await hunting;
+    } finally {
+      await killer.end();
+    }
+    expect(terminated).toBeGreaterThan(0);
+    const job = await t.db.ingestionJob.findFirstOrThrow({ where: { fileId: f.file.id } });
+    expect(job.attempts).toBe(2); // the interrupted attempt and the retry
+    const file = await t.db.knowledgeFile.findUniqueOrThrow({ where: { id: f.file.id } });
+    expect(file.status, file.errorMessage ?? "").toBe("success");
+    expect(await chunkCounts(t.db, f.file.id)).toEqual({ n: file.chunkCount, d: file.chunkCount, mx: file.chunkCount - 1, orphans: 0 });
+  }, 120_000);
+});
