@@ -299,16 +299,31 @@ export class IngestionRunner {
     const report = async (stage: JobStage, percent: number, message: string, force = false) => {
       checkCancelled();
       const p = Math.max(0, Math.min(99, Math.round(percent)));
-      emitJobEvent(fileId, { type: "progress", stage, percent: p, message });
-      const now = Date.now();
-      if (!force && now - lastWrite < PROGRESS_WRITE_MS) return;
-      lastWrite = now;
-      const res = await db.ingestionJob.updateMany({ where: owned, data: { stage, percent: p, message, lockedAt: new Date() } });
-      if (res.count === 0) throw new Cancelled("lost-lock");
-      if (force) {
-        await db.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: stage } });
-        await this.opts.onStage?.(stage, fileId);
+      const event = { type: "progress", stage, percent: p, message } as const;
+      if (!force) {
+        // Progress within a stage: the stage (file row, KB counts, assistant status) is unchanged.
+        emitJobEvent(fileId, event);
+        const now = Date.now();
+        if (now - lastWrite < PROGRESS_WRITE_MS) return;
+        lastWrite = now;
+        const res = await db.ingestionJob.updateMany({ where: owned, data: { stage, percent: p, message, lockedAt: new Date() } });
+        if (res.count === 0) throw new Cancelled("lost-lock");
+        return;
       }
+      // A new stage: the job and the file row change in one transaction, and the event goes out
+      // only after it committed, so a client that reacts to it by reading the file row, the KB's
+      // counts or the assistant's status (all derived from knowledge_files.status) reads the
+      // same stage.
+      lastWrite = Date.now();
+      const moved = await db.$transaction(async (tx) => {
+        const res = await tx.ingestionJob.updateMany({ where: owned, data: { stage, percent: p, message, lockedAt: new Date() } });
+        if (res.count === 0) return false;
+        await tx.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: stage } });
+        return true;
+      });
+      if (!moved) throw new Cancelled("lost-lock");
+      emitJobEvent(fileId, event);
+      await this.opts.onStage?.(stage, fileId);
     };
 
     try {
