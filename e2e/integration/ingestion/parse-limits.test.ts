@@ -1,7 +1,6 @@
 import { constants, createDeflate } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobStage } from "@/lib/ingestion/progress";
-import { reparseKnowledgeFile } from "@/lib/ingestion/runner";
 import { openTestEnv, type TestEnv } from "./helpers";
 import { manyRunsContent, onePagePdf } from "./support/hostile-pdf";
 
@@ -9,8 +8,7 @@ import { manyRunsContent, onePagePdf } from "./support/hostile-pdf";
 // into far more work than their size suggests are refused with FILE_TOO_LARGE and a reason a
 // person can act on, before anything of them is indexed; the runner goes on with the next file.
 // The files are generated here. Limits the test lowers are the ones an operator sets
-// (PDF_MAX_INFLATED_MB, MAX_CHUNKS_PER_FILE, PDF_MAX_TEXT_ITEMS_PER_PAGE, PARSE_MEMORY_MB,
-// INGEST_TIMEOUT_MS), passed as the runner's options, so that the files stay small and fast.
+// (PDF_MAX_INFLATED_MB, MAX_CHUNKS_PER_FILE, PDF_MAX_TEXT_ITEMS_PER_PAGE, INGEST_TIMEOUT_MS), passed as the runner's options, so that the files stay small and fast.
 
 /** Flate data that inflates to `bytes` spaces, compressed as it is produced (never held whole). */
 async function deflatedSpaces(bytes: number): Promise<Buffer> {
@@ -87,9 +85,9 @@ describe("per-file parse limits", () => {
     expect(chunks).toBe(0);
   });
 
-  it("a 45 MB Markdown file: refused by the text limit before parsing; with it raised, by the parse thread's memory limit", async () => {
+  it("a 45 MB Markdown file is refused by the extracted-text limit before it is parsed or indexed", async () => {
     const md = proseMarkdown(45 * 1024 * 1024);
-    const { kb, file, chunks, stages } = await ingestOne("huge.md", md);
+    const { file, chunks, stages } = await ingestOne("huge.md", md);
     expect(file.status).toBe("failed");
     expect(file.errorCode).toBe("FILE_TOO_LARGE");
     expect(file.errorMessage).toMatch(/contains 47\.\d million characters of text; the limit is 20 million characters per file\. Split it/);
@@ -97,13 +95,7 @@ describe("per-file parse limits", () => {
     expect(chunks).toBe(0);
     expect(stages).not.toContain("indexing");
 
-    // An operator who raises the text limit still has the memory limit of the parse thread.
-    await reparseKnowledgeFile(t.db, { knowledgeId: kb, fileId: file.id });
-    const again = await run(kb, file.id, { limits: { maxTextChars: 100_000_000, maxChunks: 1_000_000 }, parseMemoryMb: 48 });
-    expect(again.file.errorCode).toBe("FILE_TOO_LARGE");
-    expect(again.file.errorMessage).toMatch(/needs more than 48 MB of memory, the limit per file \(PARSE_MEMORY_MB\)/);
-    expect(again.chunks).toBe(0);
-    // A 45 MB upload and two parses: seconds on a quiet machine, more when the cores are shared.
+    // A 45 MB upload: seconds on a quiet machine, more when the cores are shared.
   }, 180_000);
 
   it("more passages than the per-file limit: refused before indexing starts", async () => {
