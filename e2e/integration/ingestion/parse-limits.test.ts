@@ -74,7 +74,7 @@ describe("per-file parse limits", () => {
     expect(file.errorMessage).toMatch(/inflates to more than 16 MB, the limit per file/);
     expect(chunks).toBe(0);
     expect(stages).not.toContain("indexing");
-  });
+   }, 120_000);
 
   it("a PDF page with 10^6 text runs stops at the per-page text item limit", async () => {
     const pdf = onePagePdf(manyRunsContent(1_000_000));
@@ -83,7 +83,9 @@ describe("per-file parse limits", () => {
     expect(file.errorCode, file.errorMessage ?? "").toBe("FILE_TOO_LARGE");
     expect(file.errorMessage).toMatch(/Page 1 of the PDF has more than 500 separate text pieces/);
     expect(chunks).toBe(0);
-  });
+    // pdf.js reads the 10^6-operator content stream before the first text arrives: seconds on a
+    // quiet machine, much more on shared cores.
+  }, 180_000);
 
   it("a 45 MB Markdown file is refused by the extracted-text limit before it is parsed or indexed", async () => {
     const md = proseMarkdown(45 * 1024 * 1024);
