@@ -37,6 +37,17 @@ const envSchema = z.object({
   MAX_KB_BYTES: intIn(1, 2 ** 40, 1024 * 1024 * 1024),
   MAX_PDF_PAGES: intIn(1, 100000, 2000),
   INGEST_CONCURRENCY: intIn(1, 16, 2),
+  // Limits of one file's processing (issue 16): a time budget covering parsing AND indexing, the
+  // text and passages it may expand to, the parse thread's heap, and the PDF limits.
+  INGEST_TIMEOUT_MS: intIn(1000, 3_600_000, 300_000),
+  MAX_EXTRACTED_CHARS: intIn(1000, 500_000_000, 20_000_000),
+  MAX_CHUNKS_PER_FILE: intIn(1, 1_000_000, 50_000),
+  PARSE_MEMORY_MB: intIn(64, 16384, 1024),
+  PDF_MAX_INFLATED_MB: intIn(1, 16384, 256),
+  PDF_MAX_TEXT_ITEMS_PER_PAGE: intIn(100, 10_000_000, 100_000),
+  PDF_MAX_PAGE_MS: intIn(100, 600_000, 15_000),
+  // Target time of one indexing transaction; the connection is released between batches.
+  INGEST_BATCH_MS: intIn(5, 10_000, 60),
   CHUNK_TARGET_CHARS: intIn(100, 8000, 650),
   CHUNK_OVERLAP_CHARS: intIn(0, 2000, 100),
   // Knowledge graph: model extractor requests in flight per file (issue 19).

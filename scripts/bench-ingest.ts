@@ -385,6 +385,12 @@ async function chunkExperiment(): Promise<string> {
 const fmt = (n: number, d = 1) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
 
 async function main() {
+  // The server while it indexes (issue 22): scripts/bench-ingest-load.ts.
+  if (flag("--under-load")) {
+    const { benchIngestUnderLoad } = await import("./bench-ingest-load");
+    await benchIngestUnderLoad();
+    return;
+  }
   if (flag("--measure")) {
     const i = args.indexOf("--measure");
     await measure(args[i + 1]!, args[i + 2]!);

@@ -11,6 +11,7 @@ import { PrismaClient } from "@/lib/generated/prisma/client";
 import { acquireDataDirLock } from "./data-dir-lock";
 import { applyMigrations, type SqlRunner } from "./migrate";
 import { PGliteStatementCache } from "./pglite-statement-cache";
+import { createWithBoundedWal, startCheckpointer } from "./pglite-wal.mjs";
 import { PGliteWorkerClient } from "./pglite-worker-client";
 
 export type Db = PrismaClient;
@@ -83,7 +84,7 @@ async function openPglite(dataDir: string, inWorker: boolean): Promise<DbHandle>
   try {
     const dir = dataDir.startsWith("memory://") ? dataDir : path.join(dataDir, "pglite");
     if (inWorker) return await openPgliteWorker(dir, release);
-    const client = await PGlite.create(dir, { extensions: { vector, pg_trgm } });
+    const client = await createWithBoundedWal(dir, () => PGlite.create(dir, { extensions: { vector, pg_trgm } }));
     try {
       await migrateThrough(client);
     } catch (e) {
@@ -91,7 +92,8 @@ async function openPglite(dataDir: string, inWorker: boolean): Promise<DbHandle>
       throw e;
     }
     // The cache keeps statements prepared (see pglite-statement-cache.mjs).
-    return pgliteHandle(new PGliteStatementCache(client), () => client.close(), release);
+    const stopCheckpointer = startCheckpointer(client);
+    return pgliteHandle(new PGliteStatementCache(client), () => (stopCheckpointer(), client.close()), release);
   } catch (e) {
     release();
     throw e;

@@ -19,6 +19,7 @@ import { PGlite, messages, types } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { PGliteStatementCache } from "./pglite-statement-cache.mjs";
+import { createWithBoundedWal, startCheckpointer } from "./pglite-wal.mjs";
 
 const port = parentPort;
 if (!port) throw new Error("pglite-worker.mjs must run in a worker thread");
@@ -30,6 +31,7 @@ let cache;
 /** Identity parsers for every type PGlite knows: values stay text. */
 let raw = {};
 let closed = false;
+let stopCheckpointer;
 
 /** Open transactions: PGlite's transaction() callback is held open until "end". */
 const txs = new Map();
@@ -121,6 +123,7 @@ function dispatch(msg) {
       return end(msg.txId, msg.commit);
     case "close":
       closed = true;
+      stopCheckpointer?.();
       return pg.close().then(() => null);
     default:
       return Promise.reject(new Error(`Unknown PGlite worker operation ${String(msg.op)}`));
@@ -135,8 +138,9 @@ port.on("message", (msg) => {
 });
 
 try {
-  pg = await PGlite.create(workerData.dir, { extensions: { vector, pg_trgm } });
+  pg = await createWithBoundedWal(workerData.dir, () => PGlite.create(workerData.dir, { extensions: { vector, pg_trgm } }));
   cache = new PGliteStatementCache(pg);
+  stopCheckpointer = startCheckpointer(pg);
   for (const k of Object.keys({ ...types.parsers, ...pg.parsers })) raw[k] = identity;
   // The same query PGlite ran at start to register its array parsers (BasePGlite._initArrayTypes).
   const arrays = await pg.query(`

@@ -8,6 +8,15 @@ import { parseHtml } from "./parsers/html";
 import { parseMarkdown } from "./parsers/markdown";
 import { parsePdf } from "./parsers/pdf";
 import { parseText } from "./parsers/text";
+import { assertTextWithinLimit, textTooLarge, utf8CharCount } from "./parsers/text-limits";
+
+/** A plain-text or Markdown original over the text limit is refused before it is decoded. */
+async function readTextWithinLimit(filePath: string, budget: ParseBudget): Promise<Buffer> {
+  const data = await readFile(filePath);
+  const chars = utf8CharCount(data);
+  if (chars > budget.limits.maxTextChars) throw textTooLarge(budget.limits.maxTextChars, chars);
+  return data;
+}
 
 export interface ParseOptions {
   budget: ParseBudget;
@@ -30,11 +39,11 @@ export async function parseFile(fileType: FileType, filePath: string, opts: Pars
       case "docx":
         return parseDocx({ path: filePath }, budget);
       case "md":
-        return parseMarkdown(await readFile(filePath), budget);
+        return parseMarkdown(await readTextWithinLimit(filePath, budget), budget);
       case "html":
         return parseHtml(await readFile(filePath), budget);
       case "txt":
-        return parseText(await readFile(filePath), budget);
+        return parseText(await readTextWithinLimit(filePath, budget), budget);
       default:
         throw new IngestionFailure("FILE_TYPE_UNSUPPORTED", `Unsupported file type: ${String(fileType)}`);
     }
@@ -55,6 +64,7 @@ export async function parseFile(fileType: FileType, filePath: string, opts: Pars
     if (!doc.blocks.some((b) => b.text.trim())) {
       throw new IngestionFailure("FILE_TYPE_UNSUPPORTED", "The document contains no text to index.");
     }
+    assertTextWithinLimit(doc, budget);
     return doc;
   } catch (e) {
     if (e instanceof IngestionFailure) throw e;

@@ -7,28 +7,32 @@ import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { recoverInterruptedGraphs, runGraphStage } from "@/lib/graph/stage";
 import { embedTexts } from "@/lib/models/embeddings";
 import { getModelConfig } from "@/lib/models/config";
-import { replaceFileChunks } from "@/lib/retrieval/index-writer";
+import { deleteFileChunksInBatches, IndexOwnershipLost, writeFileChunksInBatches, type BatchInfo } from "@/lib/retrieval/index-writer";
 import { detectDocumentLanguage } from "@/lib/retrieval/text/language";
 import type { ChunkInput } from "@/lib/retrieval/types";
-import { chunkDocument } from "./chunker";
-import { parseFile } from "./parse";
 import { announceQueuedJobs } from "./cluster-events";
+import { getParsePool } from "./parse-pool";
 import { describeError } from "./parsers/common";
 import { emitJobEvent, type JobEvent, type JobStage } from "./progress";
 import type { FileType } from "./sniff";
 import { cleanupTempFiles, getStorage } from "./storage";
-import { IngestionFailure, makeBudget } from "./types";
+import { DEFAULT_CONTENT_LIMITS, IngestionFailure, makeBudget, type ContentLimits } from "./types";
 
 // The ingestion job runner (SPEC §7, §13). Jobs live in ingestion_jobs; any number of runners
 // (one per app instance) claim them with FOR UPDATE SKIP LOCKED, each with bounded concurrency.
 // Stages: queued → parsing → chunking → embedding → indexing → success | failed, mirrored in
-// knowledge_files.status. A file's chunks are written by replaceFileChunks in one transaction,
-// so a job interrupted anywhere leaves either the previous chunks or the new ones, never both
-// and never half. Jobs left `running` by a dead process are requeued at start-up (and, on a
-// shared PostgreSQL, when their lock goes stale); the third interrupted attempt fails the file.
+// knowledge_files.status. Parsing, chunking and tokenizing run in a parse worker thread
+// (parse-pool.ts), never on the thread that serves requests. A file's chunks are written by
+// writeFileChunksInBatches in short transactions (the connection is released between them):
+// the file's previous chunks are deleted, then the new ones inserted; only a file in `success`
+// is searched, so a partly written file is never seen, and a job interrupted anywhere is
+// retried from the start, which deletes whatever it had written: one copy of each chunk. A job
+// that fails while indexing removes its partial index. Jobs left `running` by a dead process
+// are requeued at start-up (and, on a shared PostgreSQL, when their lock goes stale); the third
+// interrupted attempt fails the file. The time budget (INGEST_TIMEOUT_MS) covers parsing and
+// indexing together.
 
 export const MAX_ATTEMPTS = 3;
-const DEFAULT_PARSE_TIMEOUT_MS = 5 * 60_000;
 const DEFAULT_POLL_MS = 2_000;
 const DEFAULT_STALE_MS = 5 * 60_000;
 const HEARTBEAT_MS = 30_000;
@@ -46,8 +50,15 @@ export interface RunnerOptions {
   pollMs?: number;
   /** A running job whose lock was not refreshed for this long belongs to a dead worker. */
   staleAfterMs?: number;
+  /** Time budget of one file: parsing AND indexing (INGEST_TIMEOUT_MS). */
   parseTimeoutMs?: number;
   maxPages?: number;
+  /** Per-file content limits; unset ones come from the environment. */
+  limits?: Partial<ContentLimits>;
+  /** Heap of one parse thread (PARSE_MEMORY_MB). */
+  parseMemoryMb?: number;
+  /** Target time of one indexing transaction (INGEST_BATCH_MS). */
+  batchMs?: number;
   chunk?: { targetChars: number; overlapChars: number };
   dataDir?: string;
   /** This runner's id in ingestion_jobs.locked_by (default: host, pid and a random part). */
@@ -63,6 +74,8 @@ export interface RunnerOptions {
   onStage?: (stage: JobStage, fileId: string) => void | Promise<void>;
   /** Test hook: called before the graph stage writes; may throw to fail that stage alone. */
   onGraphStage?: (fileId: string) => void | Promise<void>;
+  /** Test hook: called after each committed indexing batch (kill tests stop the process here). */
+  onBatch?: (info: BatchInfo, fileId: string) => void | Promise<void>;
 }
 
 interface ClaimedJob {
@@ -115,7 +128,7 @@ export class IngestionRunner {
       concurrency: options.concurrency ?? env.INGEST_CONCURRENCY,
       pollMs: options.pollMs ?? DEFAULT_POLL_MS,
       staleAfterMs: options.staleAfterMs ?? DEFAULT_STALE_MS,
-      parseTimeoutMs: options.parseTimeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS,
+      parseTimeoutMs: options.parseTimeoutMs ?? env.INGEST_TIMEOUT_MS,
       maxPages: options.maxPages ?? env.MAX_PDF_PAGES,
       exclusive: options.exclusive ?? !env.DATABASE_URL,
     };
@@ -308,6 +321,8 @@ export class IngestionRunner {
       return;
     }
     const hadChunks = (await db.chunk.count({ where: { fileId } })) > 0;
+    // Set once indexing has started: from then on the previous chunks are gone.
+    let indexingStarted = false;
     let lastWrite = 0;
     let heartbeat: NodeJS.Timeout | undefined;
     const owned = { id: job.id, lockedBy: this.workerId, status: "running" };
@@ -318,16 +333,31 @@ export class IngestionRunner {
     const report = async (stage: JobStage, percent: number, message: string, force = false) => {
       checkCancelled();
       const p = Math.max(0, Math.min(99, Math.round(percent)));
-      emitJobEvent(fileId, { type: "progress", stage, percent: p, message });
-      const now = Date.now();
-      if (!force && now - lastWrite < PROGRESS_WRITE_MS) return;
-      lastWrite = now;
-      const res = await db.ingestionJob.updateMany({ where: owned, data: { stage, percent: p, message, lockedAt: new Date() } });
-      if (res.count === 0) throw new Cancelled("lost-lock");
-      if (force) {
-        await db.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: stage } });
-        await this.opts.onStage?.(stage, fileId);
+      const event = { type: "progress", stage, percent: p, message } as const;
+      if (!force) {
+        // Progress within a stage: the stage (file row, KB counts, assistant status) is unchanged.
+        emitJobEvent(fileId, event);
+        const now = Date.now();
+        if (now - lastWrite < PROGRESS_WRITE_MS) return;
+        lastWrite = now;
+        const res = await db.ingestionJob.updateMany({ where: owned, data: { stage, percent: p, message, lockedAt: new Date() } });
+        if (res.count === 0) throw new Cancelled("lost-lock");
+        return;
       }
+      // A new stage: the job and the file row change in one transaction, and the event goes out
+      // only after it committed, so a client that reacts to it by reading the file row, the KB's
+      // counts or the assistant's status (all derived from knowledge_files.status) reads the
+      // same stage.
+      lastWrite = Date.now();
+      const moved = await db.$transaction(async (tx) => {
+        const res = await tx.ingestionJob.updateMany({ where: owned, data: { stage, percent: p, message, lockedAt: new Date() } });
+        if (res.count === 0) return false;
+        await tx.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: stage } });
+        return true;
+      });
+      if (!moved) throw new Cancelled("lost-lock");
+      emitJobEvent(fileId, event);
+      await this.opts.onStage?.(stage, fileId);
     };
 
     try {
@@ -338,25 +368,44 @@ export class IngestionRunner {
 
       // ---- parsing
       await report("parsing", STAGE_PERCENT.parsing, "Parsing the document", true);
+      // One budget for the whole file: the parse thread stops at its deadline, and indexing
+      // checks it before every batch.
       const budget = makeBudget({ maxPages: this.opts.maxPages, timeoutMs: this.opts.parseTimeoutMs, signal });
-      // Local disk: the file itself; S3: a temp copy, removed after parsing. A missing original
-      // fails the job with ORIGINAL_NOT_FOUND.
+      const env = getEnv();
+      const limits = { ...limitsFromEnv(), ...this.opts.limits };
+      // Parsing, chunking and tokenizing happen in a parse thread; "chunking" is reported when
+      // its text is complete (the parser's last progress event). Local disk: the file itself;
+      // S3: a temp copy, removed after parsing. A missing original fails the job with
+      // ORIGINAL_NOT_FOUND.
+      let chunkingReported = false;
       const storage = await getStorage(this.opts.dataDir);
-      const doc = await storage.withLocalFile(file.storageKey, (filePath) =>
-        parseFile(file.fileType as FileType, filePath, {
-          budget,
-          onProgress: (f) => {
-            void report("parsing", STAGE_PERCENT.parsing + f * (STAGE_PERCENT.chunking - STAGE_PERCENT.parsing - 2), `Parsing: ${Math.round(f * 100)}%`).catch(() => {});
+      const parsed = await storage.withLocalFile(file.storageKey, (filePath) =>
+        getParsePool(this.opts.parseMemoryMb ?? env.PARSE_MEMORY_MB).run(
+          {
+            fileType: file.fileType as FileType,
+            filePath,
+            deadline: budget.deadline,
+            timeoutMs: this.opts.parseTimeoutMs,
+            maxPages: this.opts.maxPages,
+            limits,
+            chunk: this.opts.chunk ?? { targetChars: env.CHUNK_TARGET_CHARS, overlapChars: env.CHUNK_OVERLAP_CHARS },
           },
-        }),
+          {
+            signal,
+            onProgress: (f) => {
+              if (chunkingReported) return;
+              void report("parsing", STAGE_PERCENT.parsing + f * (STAGE_PERCENT.chunking - STAGE_PERCENT.parsing - 2), `Parsing: ${Math.round(f * 100)}%`).catch(() => {});
+            },
+          },
+        ),
       );
       checkCancelled();
+      const doc = { pageCount: parsed.pageCount };
+      const chunks = parsed.chunks;
 
-      // ---- chunking
-      const env = getEnv();
-      await report("chunking", STAGE_PERCENT.chunking, "Splitting into passages", true);
-      const chunks = chunkDocument(doc, this.opts.chunk ?? { targetChars: env.CHUNK_TARGET_CHARS, overlapChars: env.CHUNK_OVERLAP_CHARS });
-      if (chunks.length === 0) throw new IngestionFailure("FILE_TYPE_UNSUPPORTED", "The document contains no text to index.");
+      // ---- chunking (done in the parse thread; the stage is kept for the progress contract)
+      chunkingReported = true;
+      await report("chunking", STAGE_PERCENT.chunking, `Split into ${chunks.length} passages`, true);
 
       // ---- embedding
       const emb = await this.embed(chunks, signal, (done, total) =>
@@ -366,13 +415,27 @@ export class IngestionRunner {
       );
       checkCancelled();
 
-      // ---- indexing (one transaction: old chunks out, new chunks + terms + vectors in)
+      // ---- indexing (bounded batches: old chunks out, new chunks + terms + vectors in)
       await report("indexing", STAGE_PERCENT.indexing, `Indexing ${chunks.length} passages`, true);
-      const written = await replaceFileChunks(db, {
+      indexingStarted = true;
+      const written = await writeFileChunksInBatches(db, {
         knowledgeId: file.knowledgeId,
         fileId,
         chunks,
         embeddings: emb.vectors ? { model: emb.model!, vectors: emb.vectors } : null,
+        owner: { jobId: job.id, lockedBy: this.workerId },
+        batchMs: this.opts.batchMs ?? env.INGEST_BATCH_MS,
+        beforeBatch: () => {
+          checkCancelled();
+          budget.check();
+        },
+        afterBatch: async (info) => {
+          if (info.phase === "insert") {
+            const f = info.done / Math.max(1, info.total);
+            await report("indexing", STAGE_PERCENT.indexing + f * (99 - STAGE_PERCENT.indexing), `Indexing ${info.done}/${info.total} passages`);
+          }
+          await this.opts.onBatch?.(info, fileId);
+        },
       });
       checkCancelled();
 
@@ -405,6 +468,7 @@ export class IngestionRunner {
       // failure reason on the file; it never fails the file.
       await runGraphStage(db, { knowledgeId: file.knowledgeId, fileId, signal, beforeWrite: this.opts.onGraphStage && (() => this.opts.onGraphStage!(fileId)) });
     } catch (e) {
+      if (e instanceof IndexOwnershipLost) e = new Cancelled("lost-lock");
       if (e instanceof Cancelled || (signal.aborted && signal.reason instanceof Cancelled)) {
         const reason = e instanceof Cancelled ? e.reason : (signal.reason as Cancelled).reason;
         if (reason === "shutdown") {
@@ -422,6 +486,21 @@ export class IngestionRunner {
         }
         return;
       }
+      if (isConnectionLost(e) && job.attempts < MAX_ATTEMPTS) {
+        // The database connection dropped mid-job (server restart, failover, a killed backend):
+        // the job goes back to the queue as an attempt; the next one starts by deleting whatever
+        // this one wrote, so it ends with one copy of each chunk.
+        const message = "Requeued: the database connection was lost while processing this file";
+        const requeued = await db.ingestionJob
+          .updateMany({ where: owned, data: { status: "queued", stage: "queued", percent: 0, message, lockedBy: null, lockedAt: null } })
+          .catch(() => ({ count: 0 }));
+        if (requeued.count > 0) {
+          await db.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: "queued" } }).catch(() => {});
+          emitJobEvent(fileId, { type: "progress", stage: "queued", percent: 0, message });
+        }
+        console.error(`[ingestion] job ${job.id}: ${message} (${describeError(e)})`);
+        return;
+      }
       const failure = toFailure(e);
       const j = await db.ingestionJob
         .updateMany({
@@ -430,7 +509,13 @@ export class IngestionRunner {
         })
         .catch(() => ({ count: 0 }));
       if (j.count === 0) return; // deleted, or taken over by another worker
-      if (hadChunks && (await db.chunk.count({ where: { fileId } })) > 0) {
+      if (indexingStarted) {
+        // Part of the new index may be written and the previous one is gone: remove it, so the
+        // file's chunk count and its index agree (a reparse starts again from nothing).
+        await deleteFileChunksInBatches(db, fileId).catch((err) => console.error(`[ingestion] could not remove the partial index of ${fileId}: ${describeError(err)}`));
+        await this.failFile(fileId, failure.code, failure.message);
+        emitJobEvent(fileId, { type: "error", code: failure.code, message: failure.message });
+      } else if (hadChunks && (await db.chunk.count({ where: { fileId } })) > 0) {
         // A reparse that failed: the previous chunks are still there and still searchable.
         const message = `Reparse failed: ${failure.message} The previous index is still in use.`;
         await db.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: "success", errorCode: failure.code, errorMessage: message } });
@@ -485,6 +570,33 @@ export class IngestionRunner {
       return { status: "failed", error: `the embedding model failed (${detail}), so vector search is not available for this file. Reparse it when the model is back.` };
     }
   }
+}
+
+/**
+ * A lost database connection rather than a failure of the file: PostgreSQL's "terminating
+ * connection" (57P01..57P03), a socket closed under the driver, or Prisma's codes for them.
+ */
+export function isConnectionLost(e: unknown): boolean {
+  for (let cur: unknown = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
+    const c = cur as { code?: unknown; message?: unknown; originalCode?: unknown };
+    const code = String(c.code ?? c.originalCode ?? "");
+    if (/^(57P0[123]|08\d\d\d|P1001|P1017|ECONNRESET|ECONNREFUSED|EPIPE)$/.test(code)) return true;
+    if (typeof c.message === "string" && /terminating connection|Connection terminated|server closed the connection|connection (?:was )?(?:lost|closed)|ECONNRESET|Client has encountered a connection error/i.test(c.message)) return true;
+  }
+  return false;
+}
+
+/** The per-file content limits the environment sets (issue 16). */
+function limitsFromEnv(): ContentLimits {
+  const env = getEnv();
+  return {
+    ...DEFAULT_CONTENT_LIMITS,
+    maxTextChars: env.MAX_EXTRACTED_CHARS,
+    maxChunks: env.MAX_CHUNKS_PER_FILE,
+    pdfMaxInflatedBytes: env.PDF_MAX_INFLATED_MB * 1024 * 1024,
+    pdfMaxItemsPerPage: env.PDF_MAX_TEXT_ITEMS_PER_PAGE,
+    pdfMaxPageMs: env.PDF_MAX_PAGE_MS,
+  };
 }
 
 function toFailure(e: unknown): IngestionFailure {

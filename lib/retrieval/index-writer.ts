@@ -28,43 +28,65 @@ export function vectorLiteral(v: readonly number[]): string {
   return `[${v.join(",")}]`;
 }
 
+/** What the index stores beside a chunk's text: its tokens and (term, tf) postings. Pure CPU
+ *  work, done in the parse worker for ingestion (lib/ingestion/parse-task.ts). */
+export interface ChunkPostings {
+  /** Tokens joined by spaces (chunks.tokens). */
+  tokens: string;
+  tokenCount: number;
+  terms: string[];
+  tfs: number[];
+}
+
+export type IndexableChunk = ChunkInput & ChunkPostings;
+
+export function chunkPostings(c: ChunkInput): ChunkPostings {
+  // The heading path is part of what a chunk is about; index it with the body.
+  const tokens = tokenize(c.headingPath ? `${c.headingPath}\n${c.content}` : c.content);
+  const tf = termFrequencies(tokens);
+  return { tokens: tokens.join(" "), tokenCount: tokens.length, terms: [...tf.keys()], tfs: [...tf.values()] };
+}
+
 export interface PreparedChunk {
   id: string;
   input: ChunkInput;
-  tokens: string[];
-  tf: Map<string, number>;
+  postings: ChunkPostings;
   vector: string | null;
 }
 
-/** Tokenizes outside the transaction (CPU work must not hold row locks). */
-export function prepareChunks(args: ReplaceFileChunksArgs): PreparedChunk[] {
-  const { chunks, embeddings } = args;
-  if (embeddings) {
-    if (!embeddings.model) throw new Error("embeddings.model is required when vectors are given");
-    if (embeddings.vectors.length !== chunks.length) {
-      throw new Error(`Got ${embeddings.vectors.length} vectors for ${chunks.length} chunks`);
-    }
-    const dim = embeddings.vectors[0]?.length ?? 0;
-    if (embeddings.vectors.some((v) => v.length !== dim || dim === 0)) {
-      throw new Error("All vectors must have the same, non-zero dimension");
-    }
+function checkEmbeddings(count: number, embeddings: ReplaceFileChunksArgs["embeddings"]): void {
+  if (!embeddings) return;
+  if (!embeddings.model) throw new Error("embeddings.model is required when vectors are given");
+  if (embeddings.vectors.length !== count) {
+    throw new Error(`Got ${embeddings.vectors.length} vectors for ${count} chunks`);
   }
+  const dim = embeddings.vectors[0]?.length ?? 0;
+  if (embeddings.vectors.some((v) => v.length !== dim || dim === 0)) {
+    throw new Error("All vectors must have the same, non-zero dimension");
+  }
+}
+
+function prepare(chunks: Array<ChunkInput & Partial<ChunkPostings>>, embeddings: ReplaceFileChunksArgs["embeddings"]): PreparedChunk[] {
+  checkEmbeddings(chunks.length, embeddings);
   const seen = new Set<number>();
   return chunks.map((c, i) => {
     if (!Number.isInteger(c.ordinal) || seen.has(c.ordinal)) {
       throw new Error(`Chunk ordinals must be distinct integers (got ${c.ordinal})`);
     }
     seen.add(c.ordinal);
-    // The heading path is part of what a chunk is about; index it with the body.
-    const tokens = tokenize(c.headingPath ? `${c.headingPath}\n${c.content}` : c.content);
+    const postings = c.terms && c.tfs && c.tokens !== undefined && c.tokenCount !== undefined ? (c as ChunkPostings) : chunkPostings(c);
     return {
       id: randomUUID(),
       input: c,
-      tokens,
-      tf: termFrequencies(tokens),
+      postings,
       vector: embeddings ? vectorLiteral(embeddings.vectors[i]!) : null,
     };
   });
+}
+
+/** Tokenizes outside the transaction (CPU work must not hold row locks). */
+export function prepareChunks(args: ReplaceFileChunksArgs): PreparedChunk[] {
+  return prepare(args.chunks, args.embeddings);
 }
 
 /**
@@ -100,8 +122,8 @@ async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepa
       batch.map((p) => p.input.pageStart),
       batch.map((p) => p.input.pageEnd),
       batch.map((p) => p.input.headingPath ?? ""),
-      batch.map((p) => p.tokens.join(" ")),
-      batch.map((p) => p.tokens.length),
+      batch.map((p) => p.postings.tokens),
+      batch.map((p) => p.postings.tokenCount),
       batch.map((p) => p.vector),
       model,
     );
@@ -129,11 +151,12 @@ async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepa
     lens = [];
   };
   for (const p of prepared) {
-    for (const [term, tf] of p.tf) {
+    const { terms: ts, tfs: fs, tokenCount } = p.postings;
+    for (let k = 0; k < ts.length; k++) {
       ids.push(p.id);
-      terms.push(term);
-      tfs.push(tf);
-      lens.push(p.tokens.length);
+      terms.push(ts[k]!);
+      tfs.push(fs[k]!);
+      lens.push(tokenCount);
     }
     if (ids.length >= TERM_BATCH) await flush();
   }
@@ -183,7 +206,7 @@ export async function replaceFileChunks(db: PrismaClient, args: ReplaceFileChunk
     },
     { timeout: TX_TIMEOUT_MS, maxWait: 60_000 },
   );
-  await maybeAnalyze(db, prepared.reduce((n, p) => n + p.tf.size, 0));
+  await maybeAnalyze(db, prepared.reduce((n, p) => n + p.postings.terms.length, 0));
   return prepared.length;
 }
 
@@ -200,4 +223,150 @@ export async function deleteFileChunks(db: PrismaClient, fileId: string): Promis
     },
     { timeout: TX_TIMEOUT_MS, maxWait: 60_000 },
   );
+}
+
+// ---------------------------------------------------------------------- bounded batches
+
+/** The job that owns a file's indexing; every batch checks it still does (issue 22). */
+export interface IndexOwner {
+  jobId: string;
+  lockedBy: string;
+}
+
+/** The owning job was requeued, deleted or taken over: nothing more may be written. */
+export class IndexOwnershipLost extends Error {
+  constructor() {
+    super("the indexing job no longer owns this file");
+    this.name = "IndexOwnershipLost";
+  }
+}
+
+export interface BatchInfo {
+  phase: "delete" | "insert";
+  /** 1-based batch number within its phase. */
+  batch: number;
+  /** Chunks deleted (delete phase) or written (insert phase) so far. */
+  done: number;
+  /** Chunks to write (insert phase); for the delete phase the chunks deleted so far. */
+  total: number;
+}
+
+export interface BatchedWriteArgs extends Omit<ReplaceFileChunksArgs, "chunks"> {
+  chunks: Array<ChunkInput & Partial<ChunkPostings>>;
+  owner: IndexOwner;
+  /** Time one batch's transaction should take; the batch size adapts to it. */
+  batchMs: number;
+  /** Runs before every batch; throws to stop (time budget, cancellation). */
+  beforeBatch?: () => void;
+  /** Runs after every committed batch (progress; tests kill the process here). */
+  afterBatch?: (info: BatchInfo) => void | Promise<void>;
+}
+
+const MIN_BATCH = 8;
+const MAX_BATCH = 2000;
+const FIRST_BATCH = 64;
+const BATCH_TX_TIMEOUT_MS = 60_000;
+
+/** Next batch size: scaled toward the target time, at most doubled per step. */
+function nextSize(size: number, elapsedMs: number, targetMs: number): number {
+  const scaled = Math.round((size * targetMs) / Math.max(1, elapsedMs));
+  return Math.max(MIN_BATCH, Math.min(MAX_BATCH, size * 2, scaled));
+}
+
+/** Lets statements queued behind the batch (health, lists, chat) run before the next one. */
+const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function assertOwner(tx: Tx, owner: IndexOwner, fileId: string): Promise<void> {
+  // The job row's lock also orders this batch against a takeover: a claim by another worker
+  // waits for it, and the batches after that find the job no longer theirs. The same statement
+  // is the job's heartbeat.
+  const job = await tx.$queryRawUnsafe<{ id: string }[]>(
+    `UPDATE ingestion_jobs SET locked_at = now() WHERE id = $1 AND locked_by = $2 AND status = 'running' RETURNING id`,
+    owner.jobId,
+    owner.lockedBy,
+  );
+  if (!job.length) throw new IndexOwnershipLost();
+  const file = await tx.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM knowledge_files WHERE id = $1 FOR UPDATE`, fileId);
+  if (!file.length) throw new IndexOwnershipLost();
+}
+
+/**
+ * Replaces every chunk of one file in bounded batches, each its own short transaction, so the
+ * database connection (the only one, on embedded PGlite) is released between them and other
+ * requests never wait behind a whole file. First the file's existing chunks and postings are
+ * deleted in batches, then the new ones are inserted with their postings and vectors, each chunk
+ * in the same transaction as its postings. A process killed between two batches leaves some of
+ * the new chunks; the job's next attempt starts by deleting every chunk of the file, so it ends
+ * with exactly one copy of each. Returns the number of chunks written.
+ */
+export async function writeFileChunksInBatches(db: PrismaClient, args: BatchedWriteArgs): Promise<number> {
+  const model = args.embeddings?.model ?? null;
+  checkEmbeddings(args.chunks.length, args.embeddings);
+  const tx = (fn: (tx: Tx) => Promise<void>) => db.$transaction(fn, { timeout: BATCH_TX_TIMEOUT_MS, maxWait: BATCH_TX_TIMEOUT_MS });
+
+  let size = FIRST_BATCH;
+  let deleted = 0;
+  for (let batch = 1; ; batch++) {
+    args.beforeBatch?.();
+    const t0 = performance.now();
+    let n = 0;
+    await tx(async (t) => {
+      await assertOwner(t, args.owner, args.fileId);
+      const ids = await t.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM chunks WHERE file_id = $1 LIMIT $2`, args.fileId, size * 4);
+      n = ids.length;
+      if (!n) return;
+      const list = ids.map((r) => r.id);
+      await t.$executeRawUnsafe(`DELETE FROM chunk_terms WHERE chunk_id = ANY($1::text[])`, list);
+      await t.$executeRawUnsafe(`DELETE FROM chunks WHERE id = ANY($1::text[])`, list);
+    });
+    if (!n) break;
+    deleted += n;
+    size = nextSize(size, (performance.now() - t0) / 4, args.batchMs);
+    await args.afterBatch?.({ phase: "delete", batch, done: deleted, total: deleted });
+    await yieldToOthers();
+  }
+
+  const total = args.chunks.length;
+  let written = 0;
+  let postings = 0;
+  size = FIRST_BATCH;
+  for (let batch = 1; written < total; batch++) {
+    args.beforeBatch?.();
+    const t0 = performance.now();
+    const slice = args.chunks.slice(written, written + size);
+    const vectors = args.embeddings ? { model: args.embeddings.model, vectors: args.embeddings.vectors.slice(written, written + size) } : null;
+    const prepared = prepare(slice, vectors);
+    await tx(async (t) => {
+      await assertOwner(t, args.owner, args.fileId);
+      await insertPrepared(t, args.knowledgeId, args.fileId, prepared, model);
+    });
+    written += slice.length;
+    postings += prepared.reduce((k, p) => k + p.postings.terms.length, 0);
+    size = nextSize(size, performance.now() - t0, args.batchMs);
+    await args.afterBatch?.({ phase: "insert", batch, done: written, total });
+    await yieldToOthers();
+  }
+  await maybeAnalyze(db, postings);
+  return written;
+}
+
+/** Deletes a file's chunks and postings in bounded batches (a failed job's partial index). */
+export async function deleteFileChunksInBatches(db: PrismaClient, fileId: string, batchSize = 500): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const n = await db.$transaction(
+      async (t) => {
+        const ids = await t.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM chunks WHERE file_id = $1 LIMIT $2`, fileId, batchSize);
+        if (!ids.length) return 0;
+        const list = ids.map((r) => r.id);
+        await t.$executeRawUnsafe(`DELETE FROM chunk_terms WHERE chunk_id = ANY($1::text[])`, list);
+        await t.$executeRawUnsafe(`DELETE FROM chunks WHERE id = ANY($1::text[])`, list);
+        return ids.length;
+      },
+      { timeout: BATCH_TX_TIMEOUT_MS, maxWait: BATCH_TX_TIMEOUT_MS },
+    );
+    if (!n) return deleted;
+    deleted += n;
+    await yieldToOthers();
+  }
 }

@@ -1,6 +1,8 @@
 import { getDocumentProxy } from "unpdf";
 import { IngestionFailure, type ParseBudget, type ParsedDocument } from "../types";
 import { BlockSink, describeError } from "./common";
+import { checkPdfInflatedBytes, readPageItems } from "./pdf-limits";
+import { textTooLarge } from "./text-limits";
 
 // PDF via unpdf (pdf.js): text per page with page numbers kept. Lines are rebuilt from text
 // item positions; paragraphs from vertical gaps; headings from font size relative to the body
@@ -132,6 +134,8 @@ export interface PdfProgress {
 
 export async function parsePdf(data: Uint8Array, budget: ParseBudget, onProgress?: PdfProgress): Promise<ParsedDocument> {
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>> | undefined;
+  // Decompression bombs are refused before pdf.js inflates anything (pdf-limits.ts).
+  await checkPdfInflatedBytes(data, budget);
   try {
     // pdf.js may detach the buffer it is given: pass a copy.
     pdf = await getDocumentProxy(new Uint8Array(data), {
@@ -152,14 +156,18 @@ export async function parsePdf(data: Uint8Array, budget: ParseBudget, onProgress
       );
     }
     const pages: Line[][] = [];
+    let textChars = 0;
     for (let p = 1; p <= pageCount; p++) {
       budget.check();
       let lines: Line[] = [];
       try {
         const page = await pdf.getPage(p);
-        const content = await page.getTextContent();
-        lines = pageLines(content.items as TextItemLike[], p);
+        // Streamed, so the text-item and time limits are checked inside the page.
+        const items = await readPageItems<TextItemLike>(page, p, budget);
+        lines = pageLines(items, p);
         page.cleanup();
+        for (const l of lines) textChars += l.text.length;
+        if (textChars > budget.limits.maxTextChars) throw textTooLarge(budget.limits.maxTextChars);
       } catch (e) {
         if (e instanceof IngestionFailure) throw e;
         // One unreadable page does not sink the document; a document where every page fails

@@ -1,0 +1,61 @@
+// Issue 22: the embedded database's storage stays bounded. PGlite has no checkpointer; with
+// PostgreSQL's default max_wal_size (1 GB) its write-ahead log grew to 817 MB for ~7 MB of
+// originals and stayed there. lib/db/pglite-wal.mjs sets a small max_wal_size, so the backend
+// checkpoints itself as it writes. A fixed workload (~190 MB of WAL: 3 rounds of 60 MB of rows
+// written and truncated, through the app's own handle) must leave pg_wal and the whole data
+// directory under their bounds. On a PostgreSQL server its own configuration governs the WAL.
+import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "@/lib/db/client";
+import { WAL_SETTINGS } from "@/lib/db/pglite-wal.mjs";
+
+function dirBytes(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let n = 0;
+  for (const name of readdirSync(dir)) {
+    const p = path.join(dir, name);
+    const s = statSync(p);
+    n += s.isDirectory() ? dirBytes(p) : s.size;
+  }
+  return n;
+}
+
+const MB = 1024 * 1024;
+
+describe.skipIf(!!process.env.TEST_DATABASE_URL)("embedded database storage bound", () => {
+  it("the write-ahead log and the data directory stay bounded on a fixed workload", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "ka-wal-"));
+    const h = await openDatabase({ dataDir });
+    const walDir = path.join(dataDir, "pglite", "pg_wal");
+    let walPeak = 0;
+    try {
+      const settings = await h.prisma.$queryRawUnsafe<{ max: string; min: string }[]>(
+        `SELECT current_setting('max_wal_size') AS max, current_setting('min_wal_size') AS min`,
+      );
+      expect(settings[0]).toEqual({ max: WAL_SETTINGS.max_wal_size, min: WAL_SETTINGS.min_wal_size });
+      await h.prisma.$executeRawUnsafe(`CREATE TABLE wal_workload (id int PRIMARY KEY, body text NOT NULL)`);
+      for (let round = 0; round < 3; round++) {
+        // 60,000 rows of 1 KB (uncompressible enough for TOAST to leave them inline).
+        for (let part = 0; part < 6; part++) {
+          await h.prisma.$executeRawUnsafe(
+            `INSERT INTO wal_workload SELECT g, md5(g::text) || repeat(md5((g * 7)::text), 31) FROM generate_series($1::int, $2::int) g`,
+            round * 100_000 + part * 10_000,
+            round * 100_000 + part * 10_000 + 9_999,
+          );
+          walPeak = Math.max(walPeak, dirBytes(walDir));
+        }
+        await h.prisma.$executeRawUnsafe(`TRUNCATE wal_workload`);
+      }
+    } finally {
+      await h.close();
+    }
+    const walAtRest = dirBytes(walDir);
+    const total = dirBytes(dataDir);
+    // max_wal_size (64 MB) plus what PostgreSQL may run over it between checks and keep recycled.
+    expect(walPeak, `WAL peak ${Math.round(walPeak / MB)} MB`).toBeLessThanOrEqual(144 * MB);
+    expect(walAtRest, `WAL at rest ${Math.round(walAtRest / MB)} MB`).toBeLessThanOrEqual(144 * MB);
+    expect(total, `data directory ${Math.round(total / MB)} MB`).toBeLessThanOrEqual(240 * MB);
+  }, 180_000);
+});

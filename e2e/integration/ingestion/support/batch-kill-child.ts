@@ -1,0 +1,23 @@
+// Child process for the batch-boundary kill test: runs the ingestion runner and, right after
+// the given indexing batch is committed, announces it and waits to be SIGKILLed.
+//   node --conditions=react-server --import tsx batch-kill-child.ts <dataDir> <databaseUrl|""> <phase> <batch>
+import { openDatabase } from "@/lib/db/client";
+import { startIngestionRunner } from "@/lib/ingestion/runner";
+
+const [dataDir, databaseUrl, phase, batch] = process.argv.slice(2);
+const handle = await openDatabase({ databaseUrl: databaseUrl || undefined, dataDir: dataDir! });
+await startIngestionRunner({
+  db: handle.prisma,
+  dataDir,
+  exclusive: !databaseUrl,
+  pollMs: 50,
+  // Small transactions, so that a few hundred chunks take several batches.
+  batchMs: 5,
+  onBatch: async (info) => {
+    if (info.phase === phase && info.batch === Number(batch)) {
+      process.stdout.write(`BOUNDARY ${info.phase} ${info.batch} ${info.done}\n`);
+      await new Promise(() => {});
+    }
+  },
+});
+setInterval(() => {}, 1000);

@@ -1,0 +1,158 @@
+import "server-only";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import type { IndexableChunk } from "@/lib/retrieval/index-writer";
+import type { ParseMessage, ParseTask } from "./parse-task";
+import { IngestionFailure } from "./types";
+
+// Parse worker threads (issue 22, issue 16 item 2). Parsing a 10 MB Markdown file or a
+// 1,500-page PDF and tokenizing its chunks is tens of seconds of CPU; on the server's main
+// thread every request waited for it. Each task runs in a worker thread with a heap limit (a
+// parse cannot take the server's memory) and a hard deadline enforced from this side with
+// terminate(), which holds even while the parser never yields; a thread that was terminated or
+// failed is discarded, so whatever it allocated is freed with it. Idle threads are kept a while
+// for the next file (starting one costs ~0.3 s: the loader and the tokenizer's dictionaries).
+
+export interface ParseResult {
+  pageCount: number | null;
+  chunks: IndexableChunk[];
+  textChars: number;
+}
+
+export interface ParsePoolOptions {
+  /** Heap limit of one parse (MB). */
+  memoryMb: number;
+  /** Idle threads are ended after this long. */
+  idleMs?: number;
+}
+
+const IDLE_MS = 30_000;
+
+interface Slot {
+  worker: Worker;
+  ready: Promise<void>;
+  idleTimer?: NodeJS.Timeout;
+}
+
+function workerEntry(): string {
+  return path.join(/* turbopackIgnore: true */ process.cwd(), "lib", "ingestion", "parse-worker.mjs");
+}
+
+export class ParsePool {
+  private readonly idle: Slot[] = [];
+  private closed = false;
+
+  constructor(private readonly opts: ParsePoolOptions) {}
+
+  private spawn(): Slot {
+    const worker = new Worker(workerEntry(), {
+      execArgv: ["--conditions=react-server"],
+      resourceLimits: { maxOldGenerationSizeMb: this.opts.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(16, this.opts.memoryMb / 16)) },
+      stdout: false,
+      stderr: false,
+    });
+    worker.unref();
+    // Always listened to: an 'error' event without a listener would throw in this process.
+    worker.on("error", (e) => console.error(`[ingestion] parse worker error: ${e.message.slice(0, 200)}`));
+    const ready = new Promise<void>((resolve, reject) => {
+      const onMessage = (m: { type: string }) => {
+        if (m.type !== "ready") return;
+        worker.off("message", onMessage);
+        worker.off("error", reject);
+        resolve();
+      };
+      worker.on("message", onMessage);
+      worker.once("error", reject);
+      worker.once("exit", (code) => reject(new Error(`parse worker exited (${code}) before it was ready`)));
+    });
+    ready.catch(() => {});
+    return { worker, ready };
+  }
+
+  /**
+   * Runs one parse task. Resolves with the document's indexable chunks; rejects with an
+   * IngestionFailure (limits, damaged file, time budget, memory) or the signal's reason.
+   */
+  async run(task: ParseTask, opts: { signal?: AbortSignal; onProgress?: (fraction: number) => void } = {}): Promise<ParseResult> {
+    if (this.closed) throw new Error("parse pool is closed");
+    const slot = this.idle.pop() ?? this.spawn();
+    clearTimeout(slot.idleTimer);
+    const { worker } = slot;
+    let reusable = false;
+    try {
+      await slot.ready;
+      const result = await new Promise<ParseResult>((resolve, reject) => {
+        const chunks: IndexableChunk[] = [];
+        let settled = false;
+        const settle = (fn: () => void) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          opts.signal?.removeEventListener("abort", onAbort);
+          worker.off("message", onMessage);
+          worker.off("error", onError);
+          worker.off("exit", onExit);
+          fn();
+        };
+        const seconds = Math.round(task.timeoutMs / 1000);
+        const timer = setTimeout(
+          () => settle(() => reject(new IngestionFailure("FILE_TOO_LARGE", `Parsing took longer than the ${seconds} s time budget of one file (parsing and indexing). Split the document into smaller files and upload them again.`))),
+          Math.max(0, task.deadline - Date.now()) + 100,
+        );
+        const onAbort = () => settle(() => reject(opts.signal!.reason));
+        const onMessage = (m: ParseMessage | { type: "idle" }) => {
+          if (m.type === "progress") opts.onProgress?.(m.fraction);
+          else if (m.type === "chunks") for (const c of m.items) chunks.push(c);
+          else if (m.type === "done") settle(() => resolve({ pageCount: m.pageCount, chunks, textChars: m.textChars }));
+          else if (m.type === "failed") settle(() => reject(new IngestionFailure(m.code, m.message)));
+        };
+        const onError = (e: Error & { code?: string }) =>
+          settle(() =>
+            reject(
+              e.code === "ERR_WORKER_OUT_OF_MEMORY"
+                ? new IngestionFailure("FILE_TOO_LARGE", `Parsing this file needs more than ${this.opts.memoryMb} MB of memory, the limit per file (PARSE_MEMORY_MB). Split it into smaller files and upload them again.`)
+                : new IngestionFailure("INTERNAL_ERROR", `The parser stopped unexpectedly (${e.message.slice(0, 200)}). Try "reparse"; if it fails again, report it.`),
+            ),
+          );
+        const onExit = (code: number) => settle(() => reject(new IngestionFailure("INTERNAL_ERROR", `The parser stopped unexpectedly (exit ${code}). Try "reparse"; if it fails again, report it.`)));
+        if (opts.signal?.aborted) return onAbort();
+        opts.signal?.addEventListener("abort", onAbort, { once: true });
+        worker.on("message", onMessage);
+        worker.on("error", onError);
+        worker.on("exit", onExit);
+        worker.postMessage(task);
+      });
+      reusable = true;
+      return result;
+    } finally {
+      // Only a thread whose task completed is reused: after a failure the parser may still be
+      // working in the background (pdf.js goes on with a page whose stream was cancelled).
+      if (reusable && !this.closed) {
+        // The worker posts "idle" after its last message; a new task queued behind it is fine.
+        slot.idleTimer = setTimeout(() => {
+          const i = this.idle.indexOf(slot);
+          if (i >= 0) this.idle.splice(i, 1);
+          void worker.terminate();
+        }, this.opts.idleMs ?? IDLE_MS);
+        slot.idleTimer.unref?.();
+        this.idle.push(slot);
+      } else {
+        void worker.terminate();
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = this.idle.splice(0);
+    await Promise.all(all.map((s) => (clearTimeout(s.idleTimer), s.worker.terminate())));
+  }
+}
+
+const g = globalThis as unknown as { __kaParsePool?: ParsePool };
+
+/** The process-wide pool (on globalThis: Next bundles modules more than once). */
+export function getParsePool(memoryMb: number): ParsePool {
+  g.__kaParsePool ??= new ParsePool({ memoryMb });
+  return g.__kaParsePool;
+}

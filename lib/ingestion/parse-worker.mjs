@@ -1,0 +1,25 @@
+// Entry of a parse worker thread (lib/ingestion/parse-pool.ts starts it with
+// --conditions=react-server). The parsers, chunker and tokenizer are the app's TypeScript
+// modules, loaded through tsx's loader exactly as the scripts load them, so one source serves the
+// server, the tests and this thread. One task at a time; the pool terminates the thread when a
+// task overruns its time budget or its memory limit.
+import path from "node:path";
+import { parentPort } from "node:worker_threads";
+import { register } from "tsx/esm/api";
+
+// pdf.js may still enqueue text into a page's stream after the limits cancelled it; that late
+// error concerns a task already answered. Anything else ends the thread (the pool sees it exit).
+process.on("uncaughtException", (e) => {
+  if (e && e.code === "ERR_INVALID_STATE") return;
+  console.error(`[ingestion] parse worker: ${e && e.message}`);
+  process.exit(1);
+});
+
+const root = process.cwd();
+register({ tsconfig: path.join(root, "tsconfig.json") });
+const { runParseTask } = await import(path.join(root, "lib", "ingestion", "parse-task.ts"));
+
+parentPort.on("message", (task) => {
+  void runParseTask(task, (m) => parentPort.postMessage(m)).then(() => parentPort.postMessage({ type: "idle" }));
+});
+parentPort.postMessage({ type: "ready" });

@@ -1,0 +1,14 @@
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+const t0 = performance.now();
+const pg = await PGlite.create(process.argv[2]!, { extensions: { vector, pg_trgm } });
+const t1 = performance.now();
+await pg.query("select 1");
+const t2 = performance.now();
+const r = await pg.query("select pg_current_wal_lsn(), (select setting from pg_settings where name='fsync') fsync");
+console.log({ open: Math.round(t1 - t0), q: Math.round(t2 - t1), r: r.rows });
+const t3 = performance.now();
+await pg.exec("CHECKPOINT");
+console.log("checkpoint", Math.round(performance.now() - t3));
+await pg.close();
