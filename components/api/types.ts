@@ -159,6 +159,7 @@ export interface RetrievalHitScores {
   vector: number | null;
   fused: number;
   rerank: number | null;
+  relevance: number;
   final: number;
   relevanceRank: number;
   mmrPosition: number;
@@ -187,7 +188,7 @@ export interface RetrievalTestResult {
   models: { embedding: string | null; rerank: string | null };
   signals: { lexical: string; vector: string; rerank: string };
   terms: { term: string; df: number; weight: number }[];
-  answerability: { coverage: number; matchedShare: number; absentShare: number; probability: number; cap: number; tau: number | null } | null;
+  answerability: { coverage: number; matchedShare: number; absentShare: number; probability: number; cap: number; ceiling: number; tau: number | null } | null;
   grounded: { answer: boolean; reason: "ok" | "no_match" | "answerability" | "below_min_score"; cap?: number; best?: number };
   translation: { question_language: string | null; document_languages: string[]; chat_would_translate: boolean };
   hits: RetrievalTestHit[];

@@ -166,6 +166,7 @@ const SCORE_ROWS: { key: keyof RetrievalHitScores; label: MessageKey; explain: M
   { key: "vector", label: "rt.score.vector", explain: "rt.explain.vector" },
   { key: "fused", label: "rt.score.fused", explain: "rt.explain.fused" },
   { key: "rerank", label: "rt.score.rerank", explain: "rt.explain.rerank" },
+  { key: "relevance", label: "rt.score.relevance", explain: "rt.explain.relevance" },
   { key: "final", label: "rt.score.final", explain: "rt.explain.final" },
   { key: "relevanceRank", label: "rt.score.relevanceRank", explain: "rt.explain.relevanceRank" },
   { key: "mmrPosition", label: "rt.score.mmrPosition", explain: "rt.explain.mmrPosition" },

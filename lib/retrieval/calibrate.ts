@@ -22,7 +22,9 @@
 //                                                    m1 = share of the query's idf mass in it,
 //                                                    u  = share of that mass in terms the KB lacks
 //             A   = σ(logit P − logit τ)              so A = 0.5 exactly where P = τ
-//             lexical score of every hit = min(A, cal)  (order unchanged; see answerabilityCap)
+//             reported score of every hit = min(relevance, ceiling), the ceiling being the best
+//             score with lexical held to min(A, cal); applied after MMR, so the order is the
+//             uncapped relevance's (kb-search.ts rankAndCap)
 //   A question about something the KB does not hold still finds chunks sharing a few words with
 //   it; one hit's coverage cannot tell them apart from a real answer as well as the whole
 //   query's evidence can (docs/benchmarks-retrieval.md, "Abstention").

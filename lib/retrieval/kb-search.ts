@@ -1,6 +1,7 @@
 import "server-only";
 // The built-in knowledge-base search pipeline: lexical BM25 (always) + vector (when an embedding
-// function is injected) → calibrated fusion → dedupe → optional rerank → MMR → sorted hits.
+// function is injected) → calibrated fusion → dedupe → optional rerank → MMR → sorted hits. The
+// query-level answerability cap is applied last, to the reported scores only (see reportedScores).
 import { LRUCache } from "lru-cache";
 import type { RawDb } from "@/lib/db/client";
 import {
@@ -64,8 +65,11 @@ export interface KbSearchDiagnostics {
 export interface AnswerabilityDiagnostics extends AnswerabilityFeatures {
   /** P(the KB answers the query). */
   probability: number;
-  /** The cap every lexical score was held to (0.5 exactly at P = tau). */
+  /** The cap every lexical score is held to in the reported score (0.5 exactly at P = tau). */
   cap: number;
+  /** The highest score any hit may report: the best candidate's score with its lexical evidence
+   * held to `cap` (vector and rerank evidence are not capped). 1 when tau is null. */
+  ceiling: number;
   tau: number | null;
   /** Candidate features, reported for fitting (scripts/fit-answerability.ts), not used by the model:
    * the second-best chunk's coverage, and the largest share of the query's weight in one term the
@@ -81,15 +85,18 @@ export interface HitScores {
   lexicalRaw: number;
   /** Coverage ratio: lexicalRaw / the query's idf mass. */
   lexicalRatio: number;
-  /** Calibrated lexical score before the answerability cap (null: vector-only candidate). */
+  /** Calibrated lexical score before the answerability cap (null: vector-only candidate); what fusion used. */
   lexicalCalibrated: number | null;
-  /** After the cap (what fusion used). */
+  /** Held to the query's answerability cap (explains the reported score; ranking does not use it). */
   lexical: number | null;
   vectorCosine: number | null;
   vector: number | null;
-  /** Fused before rerank. */
+  /** Fused (uncapped lexical + vector) before rerank. */
   fused: number;
   rerank: number | null;
+  /** Uncapped relevance after rerank: what the order and MMR used. */
+  relevance: number;
+  /** The reported score (min_score is compared with it): relevance held to the query's ceiling. */
   final: number;
   /** 1-based rank by relevance before MMR, and the position MMR picked it at. */
   relevanceRank: number;
@@ -196,13 +203,13 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
   }
   addHeadingBonus(cands, rowById, terms, idfMass, p.calibration ?? DEFAULT_LEXICAL_CALIBRATION);
   for (const c of cands) c.lexCal = c.lex;
-  diagnostics.answerability = capByAnswerability(cands, rowById, terms, idfMass, p.answerabilityTau === null ? null : (p.answerabilityTau ?? ANSWERABILITY.tau));
+  const answer = answerabilityOf(cands, rowById, terms, idfMass, p.answerabilityTau === null ? null : (p.answerabilityTau ?? ANSWERABILITY.tau));
   for (const c of cands) c.fused = c.score;
   // Dedupe: same chunk id is already merged; identical content (a file uploaded twice under
   // another name, repeated boilerplate) keeps its best-scored copy.
   cands.sort(byScore);
   const seenContent = new Set<string>();
-  let pool: { c: Candidate; r: LexicalChunk }[] = [];
+  const pool: { c: Candidate; r: LexicalChunk }[] = [];
   for (const c of cands) {
     const r = rowById.get(c.chunkId);
     if (!r) continue; // a vector-only candidate deleted before its chunk was fetched
@@ -229,36 +236,29 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
     pool.sort((a, b) => byScore(a.c, b.c));
   }
 
-  pool.sort((a, b) => byScore(a.c, b.c));
-  const relevanceRank = new Map(pool.map((x, i) => [x.c.chunkId, i + 1]));
-  const lambda = p.mmrLambda ?? 0.85;
-  if (lambda < 1 && pool.length > p.topK) {
-    const picked = mmrSelect(
-      pool.map((x) => ({ relevance: x.c.score, tokens: chunkFeatures(x.r).tokenSet })),
-      p.topK,
-      lambda,
-    );
-    pool = picked.map((i) => pool[i]!);
-  } else pool = pool.slice(0, p.topK);
-  const mmrPosition = new Map(pool.map((x, i) => [x.c.chunkId, i + 1]));
-  pool.sort((a, b) => byScore(a.c, b.c));
-  for (const { c } of pool) {
+  const ranked = rankAndCap(
+    pool.map((x) => ({ ...x, tokens: chunkFeatures(x.r).tokenSet })),
+    { topK: p.topK, lambda: p.mmrLambda ?? 0.85, cap: answer?.cap ?? null },
+  );
+  if (answer) diagnostics.answerability = { ...answer, ceiling: ranked.ceiling };
+  for (const { item: { c }, relevanceRank, mmrPosition, lexical, score } of ranked.hits) {
     diagnostics.scores[c.chunkId] = {
       lexicalRaw: c.lexRaw,
       lexicalRatio: lexicalRatio(c.lexRaw, idfMass),
       lexicalCalibrated: c.lexCal,
-      lexical: c.lex,
+      lexical,
       vectorCosine: c.vec === null ? null : c.vecRaw,
       vector: c.vec,
       fused: c.fused,
       rerank: c.rerank,
-      final: c.score,
-      relevanceRank: relevanceRank.get(c.chunkId) ?? 0,
-      mmrPosition: mmrPosition.get(c.chunkId) ?? 0,
+      relevance: c.score,
+      final: score,
+      relevanceRank,
+      mmrPosition,
     };
   }
 
-  const hits: RetrievalHit[] = pool.map(({ c, r }) => ({
+  const hits: RetrievalHit[] = ranked.hits.map(({ item: { c, r }, lexical, score }) => ({
     id: r.id,
     chunkId: r.id,
     fileId: r.file_id,
@@ -268,15 +268,70 @@ export async function searchKnowledgeBases(p: KbSearchParams): Promise<{ hits: R
     pageEnd: r.page_end,
     headingPath: r.heading_path,
     content: r.content,
-    score: c.score,
+    score,
     sourceType: BUILTIN_SOURCE_TYPE,
     sourceId: r.file_id,
     sourceUri: null,
     sourceName: r.file_name,
     untrusted: true,
-    metadata: { lexical: c.lex === null ? null : round(c.lex), vector: c.vec === null ? null : round(c.vec) },
+    metadata: { lexical: lexical === null ? null : round(lexical), vector: c.vec === null ? null : round(c.vec) },
   }));
   return { hits, diagnostics };
+}
+
+/** What rankAndCap needs of a candidate (the pipeline's Candidate, and its tests' stand-ins). */
+export interface RankableCandidate {
+  chunkId: string;
+  /** Calibrated lexical score, uncapped (null: vector-only). */
+  lex: number | null;
+  lexRaw: number;
+  vec: number | null;
+  vecRaw: number;
+  rerank: number | null;
+  /** Uncapped relevance (fused, then reranked): what orders the hits and what MMR trades off. */
+  score: number;
+}
+
+export interface RankedHit<T> {
+  item: T;
+  /** 1-based rank by relevance before MMR, and the position MMR picked it at. */
+  relevanceRank: number;
+  mmrPosition: number;
+  /** The lexical score held to the cap (explains `score`), null for a vector-only hit. */
+  lexical: number | null;
+  /** The reported score (min_score is compared with it): min(relevance, ceiling). */
+  score: number;
+}
+
+/**
+ * Orders the (deduped, reranked) pool by uncapped relevance, picks top_k with MMR on that
+ * relevance, and only then applies the query-level answerability cap — to the reported scores.
+ * The cap is one number per query: applied before MMR it flattened the relevance MMR trades off
+ * against redundancy and changed which passages were picked (SciFact Recall@5 0.789 → 0.735 with
+ * no threshold; docs/benchmarks-retrieval.md, fifth pass). Returned in relevance order, so the
+ * reported scores are non-increasing and the order is the same with the cap on or off.
+ */
+export function rankAndCap<T extends { c: RankableCandidate; tokens: ReadonlySet<string> }>(
+  pool: readonly T[],
+  o: { topK: number; lambda: number; cap: number | null },
+): { hits: RankedHit<T>[]; ceiling: number } {
+  const sorted = [...pool].sort((a, b) => byScore(a.c, b.c));
+  const relevanceRank = new Map(sorted.map((x, i) => [x, i + 1]));
+  const ceiling = o.cap === null ? 1 : scoreCeiling(sorted.map((x) => x.c), o.cap);
+  let picked: T[];
+  if (o.lambda < 1 && sorted.length > o.topK) {
+    picked = mmrSelect(sorted.map((x) => ({ relevance: x.c.score, tokens: x.tokens })), o.topK, o.lambda).map((i) => sorted[i]!);
+  } else picked = sorted.slice(0, o.topK);
+  const mmrPosition = new Map(picked.map((x, i) => [x, i + 1]));
+  picked.sort((a, b) => byScore(a.c, b.c));
+  const hits = picked.map((item) => ({
+    item,
+    relevanceRank: relevanceRank.get(item)!,
+    mmrPosition: mmrPosition.get(item)!,
+    lexical: item.c.lex === null || o.cap === null ? item.c.lex : Math.min(item.c.lex, o.cap),
+    score: Math.min(item.c.score, ceiling),
+  }));
+  return { hits, ceiling };
 }
 
 /**
@@ -356,17 +411,16 @@ function addHeadingBonus(
 }
 
 /**
- * Caps every candidate's lexical score by the query's answerability (calibrate.ts), computed
- * from the best lexical candidate, before rerank and MMR. Vector evidence is not capped (the
- * model is lexical only). byScore falls back to the raw scores, so the lexical order is kept.
+ * The query's answerability (calibrate.ts), computed from the best lexical candidate, and the cap
+ * A its lexical evidence is held to in the reported scores (scoreCeiling). Changes no candidate.
  */
-function capByAnswerability(
+function answerabilityOf(
   cands: Candidate[],
   rowById: Map<string, LexicalChunk>,
   terms: { term: string; qtf: number; df: number; idf: number }[],
   idfMass: number,
   tau: number | null,
-): AnswerabilityDiagnostics | undefined {
+): Omit<AnswerabilityDiagnostics, "ceiling"> | undefined {
   let best: Candidate | undefined;
   for (const c of cands) if (c.lex !== null && rowById.has(c.chunkId) && (!best || c.lexRaw > best.lexRaw)) best = c;
   if (!best || !(idfMass > 0)) return undefined;
@@ -385,7 +439,7 @@ function capByAnswerability(
   let second = 0;
   for (const c of cands) if (c !== best && c.lex !== null && c.lexRaw > second) second = c.lexRaw;
   const features: AnswerabilityFeatures = { coverage: best.lexRaw / idfMass, matchedShare: matched / idfMass, absentShare: absent / idfMass };
-  const out: AnswerabilityDiagnostics = {
+  return {
     ...features,
     probability: answerability(features),
     cap: tau === null ? 1 : answerabilityCap(features, { ...ANSWERABILITY, tau }),
@@ -394,13 +448,23 @@ function capByAnswerability(
     rarestMatchedShare: rarestMatched / idfMass,
     terms: terms.map((t) => ({ term: t.term, df: t.df, weight: idfMass > 0 ? (t.qtf * t.idf) / idfMass : 0 })),
   };
-  if (tau === null) return out;
+}
+
+/**
+ * The highest score a hit of this query may report: the best score any candidate reaches with its
+ * lexical evidence held to the cap (fused with its uncapped vector score, then its rerank score).
+ * Every reported score is min(relevance, ceiling) — one number per query, monotonic in relevance,
+ * so it never reorders the hits. With lexical evidence only this is exactly min(lexical, cap) per
+ * hit, the score the abstention experiments and the model's fit measured.
+ */
+function scoreCeiling(cands: readonly RankableCandidate[], cap: number): number {
+  if (cap >= 1) return 1;
+  let ceiling = 0;
   for (const c of cands) {
-    if (c.lex === null || c.lex <= out.cap) continue;
-    c.lex = out.cap;
-    c.score = fuseScores(c.lex, c.vec);
+    const lex = c.lex === null ? null : Math.min(c.lex, cap);
+    ceiling = Math.max(ceiling, applyRerank(fuseScores(lex, c.vec), c.rerank));
   }
-  return out;
+  return ceiling;
 }
 
 /**
@@ -418,7 +482,7 @@ export function evidenceTerms<T extends { df: number; idf: number }>(terms: read
 }
 
 /** Calibrated scores saturate near 1, so ties fall back to the raw signals, then the id. */
-function byScore(a: Candidate, b: Candidate): number {
+function byScore(a: RankableCandidate, b: RankableCandidate): number {
   return b.score - a.score || b.lexRaw - a.lexRaw || b.vecRaw - a.vecRaw || (a.chunkId < b.chunkId ? -1 : 1);
 }
 

@@ -106,7 +106,8 @@ export async function runRetrievalTest(
   let grounded: GroundedVerdict;
   if (!hits.length) grounded = { answer: false, reason: "no_match" };
   else if (best >= minScore) grounded = { answer: true, reason: "ok" };
-  else if (a && a.tau !== null && a.cap < minScore && (hits[0]!.scores?.lexicalCalibrated ?? 0) >= minScore) grounded = { answer: false, reason: "answerability", cap: a.cap };
+  // The answerability ceiling (not the hit's own relevance) is what held the best score below min_score.
+  else if (a && a.tau !== null && a.ceiling < minScore && (hits[0]!.scores?.relevance ?? 0) >= minScore) grounded = { answer: false, reason: "answerability", cap: a.cap };
   else grounded = { answer: false, reason: "below_min_score", best };
 
   const kbLangs = await documentLanguages(await getRawDb(), [ctx.knowledgeId], input.file_ids?.length ? input.file_ids : null);

@@ -389,15 +389,16 @@ describe("retrieval on the real database", () => {
     await replaceFileChunks(db, { knowledgeId: kb, fileId: id("ansf1"), chunks: texts.map((t, i) => chunk(i, t)) });
     const ask = async (query: string, answerabilityTau?: number | null) =>
       (await retrieve({ query, topK: 3, knowledgeBaseIds: [kb] }, ctx([kb]), { db, answerabilityTau })).hits;
-    // Fully covered: the cap is (nearly) as high as the hit's own score.
+    // Fully covered: the cap stays far above min_score, never above the hit's own score.
     const covered = await ask("alpha beta");
     expect(covered[0]!.score).toBeGreaterThan(0.9);
-    expect((await ask("alpha beta", null))[0]!.score).toBeCloseTo(covered[0]!.score, 2);
-    // Half of the question's weight is in a word the KB never saw: the best chunk alone still
-    // passes min_score 0.5, the query-level evidence at τ 0.5 does not.
+    expect((await ask("alpha beta", null))[0]!.score).toBeGreaterThanOrEqual(covered[0]!.score);
+    // A third of the question's weight is in a word the KB never saw (it weighs as a word seen
+    // once, like alpha and beta): the best chunk alone still passes min_score 0.5, the
+    // query-level evidence at a strict τ 0.6 does not.
     const partial = "alpha beta zyxwvut";
     const uncapped = await ask(partial, null);
-    const strict = await ask(partial, 0.5);
+    const strict = await ask(partial, 0.6);
     expect(uncapped[0]!.score).toBeGreaterThan(0.5);
     expect(strict[0]!.score).toBeLessThan(0.5);
     expect(strict.map((h) => h.id)).toEqual(uncapped.map((h) => h.id));

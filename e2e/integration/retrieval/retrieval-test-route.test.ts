@@ -42,7 +42,7 @@ describe("retrieval test route", () => {
       hits: Array<{ rank: number; file_id: string; page_start: number; quote: string; highlights: [number, number][]; score: number; passes_min_score: boolean; scores: Record<string, number | null> }>;
       grounded: { answer: boolean; reason: string };
       terms: Array<{ term: string; df: number }>;
-      answerability: { cap: number; probability: number };
+      answerability: { cap: number; ceiling: number; probability: number };
       top_k: number;
       min_score: number;
     }>("POST", url(), { query: "Which warehouse did shipment 123405 leave?" });
@@ -54,9 +54,12 @@ describe("retrieval test route", () => {
     expect(top.highlights.map(([a, b]) => top.quote.slice(a, b))).toEqual(["Shipment", "123405", "warehouse"]);
     // Every score that decided the rank, consistent with each other.
     expect(Object.keys(top.scores).sort()).toEqual(
-      ["final", "fused", "lexical", "lexicalCalibrated", "lexicalRatio", "lexicalRaw", "mmrPosition", "relevanceRank", "rerank", "vector", "vectorCosine"].sort(),
+      ["final", "fused", "lexical", "lexicalCalibrated", "lexicalRatio", "lexicalRaw", "mmrPosition", "relevance", "relevanceRank", "rerank", "vector", "vectorCosine"].sort(),
     );
     expect(top.scores.final).toBeCloseTo(top.score, 9);
+    // The order and MMR use the uncapped relevance; the reported score is it held to the query's ceiling.
+    expect(top.scores.final).toBeCloseTo(Math.min(top.scores.relevance!, d.answerability.ceiling), 12);
+    expect(d.hits.map((h) => h.score)).toEqual([...d.hits.map((h) => h.score)].sort((x, y) => y - x));
     expect(top.scores.lexical).toBeLessThanOrEqual(top.scores.lexicalCalibrated!);
     expect(top.scores.lexical).toBeLessThanOrEqual(d.answerability.cap + 1e-12);
     expect(top.scores.vector).toBeNull();
