@@ -78,17 +78,15 @@ describe("per-file parse limits", () => {
 
   it("a PDF page with 10^6 text runs stops at the per-page text item limit", async () => {
     const pdf = onePagePdf(manyRunsContent(1_000_000));
-    // The item limit stops it once pdf.js streams the page's text; on heavily shared cores pdf.js
-    // once produced no text within minutes, and then the parse thread's hard deadline (lowered
-    // to 90 s here) stops it: either way the file fails alone, with a reason.
+    // The item limit stops it as soon as pdf.js has streamed more than 500 of the page's text
+    // pieces. (The reader's cancellation is not awaited: pdf.js settles it only when its parsing of
+    // the whole page ends, which made this file wait for the parse thread's hard deadline.)
     const { file, chunks } = await ingestOne("runs.pdf", pdf, { limits: { pdfMaxItemsPerPage: 500 }, parseTimeoutMs: 90_000 });
     expect(file.status).toBe("failed");
     expect(file.errorCode, file.errorMessage ?? "").toBe("FILE_TOO_LARGE");
-    expect(file.errorMessage).toMatch(/Page 1 of the PDF has more than 500 separate text pieces|longer than the 90 s time budget/);
+    expect(file.errorMessage).toMatch(/Page 1 of the PDF has more than 500 separate text pieces/);
     expect(chunks).toBe(0);
-    // pdf.js reads the 10^6-operator content stream before the first text arrives: seconds on a
-    // quiet machine, much more on shared cores.
-  }, 180_000);
+  }, 120_000);
 
   it("a 45 MB Markdown file is refused by the extracted-text limit before it is parsed or indexed", async () => {
     const md = proseMarkdown(45 * 1024 * 1024);

@@ -102,7 +102,9 @@ describe("retrieval test route", () => {
     expect((await owner.json("POST", url(), { query: "x", top_k: 99 })).code).toBe("INVALID_PARAMS");
     expect((await owner.json("POST", url(), { query: "x", min_score: "high" })).code).toBe("INVALID_PARAMS");
     expect((await owner.json("POST", url(), { query: "x", extra: true })).code).toBe("INVALID_PARAMS");
-    expect((await owner.json("POST", url(), { query: "\u0000 \u0000" })).code).toBe("MESSAGE_EMPTY");
+    // NUL is refused everywhere (PostgreSQL text cannot hold it); blank is an empty question.
+    expect((await owner.json("POST", url(), { query: "\u0000 \u0000" })).code).toBe("INVALID_PARAMS");
+    expect((await owner.json("POST", url(), { query: "   " })).code).toBe("MESSAGE_EMPTY");
     expect((await owner.json("POST", url(), { query: "x".repeat(2001) })).code).toBe("MESSAGE_TOO_LONG");
     expect((await owner.json("POST", url(), { query: "x", file_ids: ["foreign-file"] })).code).toBe("FILE_NOT_IN_KNOWLEDGE");
     const big = await owner.request("POST", url(), JSON.stringify({ query: "x".repeat(200_000) }), { "content-type": "application/json" });

@@ -95,7 +95,9 @@ export async function readPageItems<T>(
       budget.check();
     }
   } finally {
-    await reader.cancel().catch(() => {});
+    // Not awaited: after a limit stops the page, pdf.js may settle the cancellation only when its
+    // own parsing of the page ends, which for a hostile page is the very work being refused.
+    void reader.cancel().catch(() => {});
   }
   return items;
 }

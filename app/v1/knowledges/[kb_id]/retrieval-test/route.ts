@@ -28,7 +28,7 @@ export const POST = apiRoute<{ kb_id: string }>(async (request, ctx) => {
   const principal = await requirePrincipal(request);
   const input = await parseJsonBody(request, body);
   await requireKnowledgeAccess(principal.user.id, kb_id, "write");
-  const query = input.query.replace(/\u0000/g, "").trim();
+  const query = input.query.trim(); // NUL was refused by parseJsonBody (INVALID_PARAMS)
   if (!query) throw new AppError("MESSAGE_EMPTY");
   if ([...query].length > MAX_QUERY_CHARS) throw new AppError("MESSAGE_TOO_LONG");
   return ok(await runRetrievalTest({ userId: principal.user.id, sessionId: principal.sessionId, knowledgeId: kb_id, signal: request.signal }, { ...input, query }));
