@@ -32,9 +32,13 @@ export const CHECKPOINT_EVERY_BYTES = 32 * 1024 * 1024;
 
 /**
  * Checkpoints `pg` once `everyBytes` of WAL were written since the last checkpoint. A checkpoint
- * queues behind the statement or transaction running, like any query. Returns stop().
+ * queues behind the statement or transaction running, like any query. Returns stop(), with a
+ * nudge() to call after each write: a timer alone lets a fast writer outrun it (a second of bulk
+ * inserts is well over 32 MB of WAL), so the check also follows the writes, at most one per
+ * `nudgeMs`.
  */
-export function startCheckpointer(pg, { intervalMs = 1000, everyBytes = CHECKPOINT_EVERY_BYTES } = {}) {
+export function startCheckpointer(pg, { intervalMs = 1000, everyBytes = CHECKPOINT_EVERY_BYTES, nudgeMs = 50 } = {}) {
+  let checkedAt = 0;
   let last = null;
   let busy = false;
   let stopped = false;
@@ -42,6 +46,7 @@ export function startCheckpointer(pg, { intervalMs = 1000, everyBytes = CHECKPOI
   const tick = async () => {
     if (busy || stopped) return;
     busy = true;
+    checkedAt = Date.now();
     try {
       const now = await position();
       if (last === null) last = now;
@@ -57,8 +62,12 @@ export function startCheckpointer(pg, { intervalMs = 1000, everyBytes = CHECKPOI
   };
   const timer = setInterval(() => void tick(), intervalMs);
   timer.unref?.();
-  return () => {
+  const stop = () => {
     stopped = true;
     clearInterval(timer);
   };
+  stop.nudge = () => {
+    if (Date.now() - checkedAt >= nudgeMs) void tick();
+  };
+  return stop;
 }

@@ -132,7 +132,11 @@ function dispatch(msg) {
 
 port.on("message", (msg) => {
   dispatch(msg).then(
-    (result) => port.postMessage({ id: msg.id, ok: true, result }),
+    (result) => {
+      port.postMessage({ id: msg.id, ok: true, result });
+      // After a statement outside a transaction or a commit: WAL may have grown past the mark.
+      if (!msg.txId && (msg.op === "query" || msg.op === "exec" || msg.op === "end")) stopCheckpointer?.nudge?.();
+    },
     (e) => port.postMessage({ id: msg.id, ok: false, error: serializeError(e) }),
   );
 });
