@@ -51,11 +51,14 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
     if (!kbId || restored.has(kbId) || !conversations.isSuccess || conversations.isPlaceholderData) return;
     restored.add(kbId);
     const s = getChatSession(kbId);
-    if (s.messages.length > 0 || s.activeId) return;
+    // Nothing to load (a new or empty KB): the page's first state is decided now, so the URL
+    // follows this KB (else a reload would reopen the KB the URL still named).
+    const settledNow = () => void Promise.resolve().then(() => setRestoreTick((n) => n + 1));
+    if (s.messages.length > 0 || s.activeId) return settledNow();
     // The conversation the URL names (a reload, a shared link) wins over the newest one.
     const fromUrl = readConversationLocation();
     const target = fromUrl.kb === kbId && fromUrl.c ? fromUrl.c : latestConversationId;
-    if (!target) return;
+    if (!target) return settledNow();
     restoring.add(kbId);
     loadConversation(kbId, target, { onlyIfIdle: true })
       .catch(() => {

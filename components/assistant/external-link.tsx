@@ -63,7 +63,7 @@ export function ExternalLink({ href, children }: { href: string; children: React
       >
         {children}
       </a>
-      <span data-testid="external-link-host" className="ml-1 rounded bg-slate-100 px-1 text-[0.7rem] text-slate-500">
+      <span data-testid="external-link-host" className="ml-1 rounded bg-slate-100 px-1 text-[0.7rem] text-slate-700">
         {url.host}
       </span>
       {/* In a portal, mounted only while open: a <dialog> may not sit inside the answer's <p>. */}

@@ -119,7 +119,7 @@ function FileRow({ file, progress, canWrite, onOpen, onAskDelete, onReparse }: {
         <div data-testid="file-error" data-code={failureCode} className="ml-[3.25rem] rounded-lg bg-rose-50 px-2.5 py-1.5 text-xs text-rose-800">
           <p data-testid="file-error-text">{t("files.failureReason", { reason: failure })}</p>
           {failureDetail ? (
-            <p data-testid="file-error-detail" lang="en" className="mt-0.5 text-[0.7rem] text-rose-700/80">
+            <p data-testid="file-error-detail" lang="en" className="mt-0.5 text-[0.7rem] text-rose-800">
               {t("files.failureDetail", { detail: failureDetail })}
             </p>
           ) : null}

@@ -38,6 +38,9 @@ test.describe("external knowledge sources", () => {
     // By position: lastAnswer() would move to the next answer once it exists.
     const first = assistant.assistantMessages.nth(0);
     await expect(first.getByTestId("references-toggle")).toBeVisible({ timeout: 60_000 });
+    // References the answer does not cite sit under a collapsed "other retrieved passages" line.
+    const others = first.getByTestId("other-references-toggle");
+    if ((await others.count()) > 0) await others.click();
     const docsCard = assistant.referenceCards(first).filter({ has: page.locator('[data-testid="provider-badge"][data-provider="docs"]') });
     const notesCard = assistant.referenceCards(first).filter({ has: page.locator('[data-testid="provider-badge"][data-provider="notes"]') });
     await expect(docsCard).toHaveCount(1);
