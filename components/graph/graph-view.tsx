@@ -235,7 +235,7 @@ function ReadyBody(p: GraphViewProps & { searchId: string }) {
                     className={cx("flex w-full items-center justify-between gap-2 rounded-lg px-2 py-1.5 text-left text-sm hover:bg-slate-100", focusRing, p.centerId === e.id && "bg-indigo-50 text-indigo-800")}
                   >
                     <span className="truncate">{e.name}</span>
-                    <span className="shrink-0 text-xs text-slate-500">{t("graph.mentions", { count: e.mention_count })}</span>
+                    <span className="shrink-0 text-xs text-slate-700">{t("graph.mentions", { count: e.mention_count })}</span>
                   </button>
                 </li>
               ))}
@@ -274,9 +274,9 @@ function ReadyBody(p: GraphViewProps & { searchId: string }) {
                       >
                         <span>
                           {t("graph.relationItem", { source: names.get(r.source_id) ?? "?", target: names.get(r.target_id) ?? "?" })}
-                          {r.relation !== "co_occurs" ? <span className="ml-1 text-xs text-slate-500">({r.relation})</span> : null}
+                          {r.relation !== "co_occurs" ? <span className="ml-1 text-xs text-slate-600">({r.relation})</span> : null}
                         </span>
-                        <span className="text-xs text-slate-500">{t("graph.weight", { weight: r.weight.toFixed(2), count: r.support_count })}</span>
+                        <span className="text-xs text-slate-700">{t("graph.weight", { weight: r.weight.toFixed(2), count: r.support_count })}</span>
                       </button>
                     </li>
                   ))}
