@@ -8,9 +8,11 @@
 //   npm run bench:tools -- --dataset ../shared/bench/cmrc2018-sent --scale 200000
 //
 // Options: --limit N (queries timed, default 200), --out FILE (default docs/bench-tools.md,
-// appended; --out - prints only), --database-url URL (PostgreSQL server instead of PGlite).
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+// appended; --out - prints only), --database-url URL (PostgreSQL server instead of PGlite),
+// --data-dir DIR (keep the PGlite directory there and reuse its index on the next run with the
+// same DIR: the 200k index takes ~30 min to build, a plan fix should not).
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 
 const argv = process.argv.slice(2);
@@ -42,7 +44,11 @@ const docs = readJsonl<Doc>(path.join(datasetDir, "corpus.jsonl"));
 const queries = readJsonl<{ id: string; text: string }>(path.join(datasetDir, "queries.jsonl")).slice(0, limit);
 
 // The app reads its database from the environment: a throwaway PGlite directory unless a server is given.
-const dataDir = mkdtempSync(path.join(tmpdir(), "ka-bench-tools-"));
+const keptDir = arg("data-dir");
+if (keptDir) mkdirSync(keptDir, { recursive: true });
+const dataDir = keptDir ? path.resolve(keptDir) : mkdtempSync(path.join(tmpdir(), "ka-bench-tools-"));
+const metaFile = path.join(dataDir, "bench-tools-meta.json");
+const kept = keptDir && existsSync(metaFile) ? (JSON.parse(readFileSync(metaFile, "utf8")) as { uid: string; kb: string; n: number; files: number; indexS: number }) : null;
 process.env.DATA_DIR = dataDir;
 process.env.AUTH_MODE = "local";
 process.env.SEED_SAMPLE = "false";
@@ -64,8 +70,12 @@ async function main() {
   const { callTool } = await import("@/lib/tools/registry");
   const db = await getDb();
   const run = Date.now().toString(36);
-  const uid = `bench-u-${run}`;
-  const kb = `bench-kb-${run}`;
+  const uid = kept?.uid ?? `bench-u-${run}`;
+  const kb = kept?.kb ?? `bench-kb-${run}`;
+  let n = kept?.n ?? 0;
+  let fileCount = kept?.files ?? 0;
+  let indexS = kept?.indexS ?? 0;
+  if (!kept) {
   await db.user.create({ data: { id: uid, email: `${uid}@bench.local`, name: "bench" } });
   await db.knowledge.create({ data: { id: kb, name: "bench", ownerId: uid } });
   await db.knowledgeMember.create({ data: { knowledgeId: kb, userId: uid, role: "owner" } });
@@ -89,7 +99,6 @@ async function main() {
     }
     for (const [a, ds] of groups) files.push({ name: ds[0]!.title || a, chunks: ds.map((d) => d.text) });
   }
-  let n = 0;
   for (const [i, f] of files.entries()) {
     const fileId = `${kb}-f${i}`;
     await db.knowledgeFile.create({
@@ -99,8 +108,11 @@ async function main() {
     n += f.chunks.length;
     if (i % 100 === 0) console.log(`  indexed ${n} chunks, ${f1((performance.now() - t0) / 1000)} s`);
   }
-  await db.$executeRawUnsafe("ANALYZE chunks");
-  const indexS = (performance.now() - t0) / 1000;
+  await db.$executeRawUnsafe("ANALYZE");
+  indexS = (performance.now() - t0) / 1000;
+  fileCount = files.length;
+  if (keptDir) writeFileSync(metaFile, JSON.stringify({ uid, kb, n, files: fileCount, indexS }));
+  }
 
   const ctx = { userId: uid, readableKnowledgeIds: new Set([kb]), signal: new AbortController().signal };
   const rctx = { ownerId: uid, sessionId: "bench", turnId: "bench", traceId: "bench", signal: ctx.signal, readableKnowledgeIds: ctx.readableKnowledgeIds };
@@ -122,6 +134,7 @@ async function main() {
     return r;
   };
   const warm = 20;
+  const loadBefore = loadavg().map((x) => x.toFixed(2)).join(", ");
   for (const [i, q] of queries.entries()) {
     const record = i >= Math.min(warm, queries.length - 1);
     await time("retrieve()", () => runtime.retrieve({ query: q.text, topK: 8, knowledgeBaseIds: [kb] }, rctx, { minScore: 0 }), record);
@@ -150,7 +163,7 @@ async function main() {
     "",
     `## ${path.basename(path.resolve(datasetDir!))}${scale ? `, scaled to ${scale.toLocaleString("en")} chunks` : ""} (${kind}) — ${new Date().toISOString().slice(0, 16)}Z`,
     "",
-    `${n.toLocaleString("en")} chunks in ${files.length.toLocaleString("en")} files, indexed in ${f1(indexS)} s; ${queries.length} queries (first ${warm} are warm-up, not counted), each tool once per query through callTool; ${cpus().length} cores shared with other work. Command: \`npm run bench:tools -- ${argv.join(" ")}\`.`,
+    `${n.toLocaleString("en")} chunks in ${fileCount.toLocaleString("en")} files, indexed in ${f1(indexS)} s${kept ? " (index reused from --data-dir)" : ""}; load average before/after ${loadBefore} / ${loadavg().map((x) => x.toFixed(2)).join(", ")}; ${queries.length} queries (first ${warm} are warm-up, not counted), each tool once per query through callTool; ${cpus().length} cores shared with other work. Command: \`npm run bench:tools -- ${argv.join(" ")}\`.`,
     "",
     "| tool | calls | p50 | p95 | p95 / retrieve() p95 |",
     "| --- | ---: | ---: | ---: | ---: |",
@@ -173,4 +186,6 @@ main()
     console.error(e);
     process.exitCode = 1;
   })
-  .finally(() => rmSync(dataDir, { recursive: true, force: true }));
+  .finally(() => {
+    if (!keptDir) rmSync(dataDir, { recursive: true, force: true });
+  });

@@ -24,7 +24,7 @@ export type Scenario = { endpoint?: Endpoint } & (
   | { kind: "stall" } // headers, then silence until the client leaves
   | { kind: "cut"; afterTokens?: number; tokens?: string[] } // socket destroyed mid-answer
   | { kind: "malformed"; afterTokens?: number; tokens?: string[] } // one chunk is not JSON
-  // One round of tool calling (non-streaming): the assistant asks for these calls. `arguments`
+  // One round of tool calling (streamed or not, as asked): the assistant asks for these calls. `arguments`
   // objects are sent as JSON text; a string is sent as is (to test malformed arguments).
   | { kind: "tool_calls"; calls: Array<{ name: string; arguments: unknown; id?: string }>; text?: string }
 );
@@ -315,19 +315,45 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     const messages: Msg[] = Array.isArray(body?.messages) ? body.messages : [];
     // Tool calling (agent mode): a scripted round, or by default a small deterministic agent
     // that searches, reads around the best hit, then answers citing that hit's `ref`.
-    if (Array.isArray(body?.tools) && !body?.stream && (scenario.kind === "ok" || scenario.kind === "tool_calls")) {
+    // Streamed like a provider when the request asks (the app streams every round): tool calls
+    // as pieces (id and name first, the arguments' JSON split in two), text token by token.
+    // A `stream` scenario on a tools request is a scripted answer round (slow tokens: stop tests).
+    if (Array.isArray(body?.tools) && (scenario.kind === "ok" || scenario.kind === "tool_calls" || scenario.kind === "stream")) {
       const base = { id: `chatcmpl-fake-${requestIndex}`, object: "chat.completion", created: 0, model: body?.model ?? "fake" };
       const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
-      const plan = scenario.kind === "tool_calls" ? { calls: scenario.calls, text: scenario.text ?? null } : body.tool_choice === "none" ? null : fakeAgentPlan(messages);
-      if (plan && plan.calls.length) {
-        const tool_calls = plan.calls.map((c, i) => ({
-          id: c.id ?? `call_${requestIndex}_${i}`,
-          type: "function",
-          function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
-        }));
-        return sendJson(res, 200, { ...base, choices: [{ index: 0, message: { role: "assistant", content: plan.text, tool_calls }, finish_reason: "tool_calls" }], usage });
+      const plan =
+        scenario.kind === "tool_calls" ? { calls: scenario.calls, text: scenario.text ?? null } : scenario.kind === "stream" || body.tool_choice === "none" ? null : fakeAgentPlan(messages);
+      const tool_calls = (plan?.calls ?? []).map((c, i) => ({
+        id: c.id ?? `call_${requestIndex}_${i}`,
+        type: "function",
+        function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
+      }));
+      const answer = tool_calls.length ? (plan?.text ?? null) : scenario.kind === "stream" ? scenario.tokens.join("") : fakeAgentAnswer(messages);
+      if (!body?.stream) {
+        const message = tool_calls.length ? { role: "assistant", content: answer, tool_calls } : { role: "assistant", content: answer };
+        return sendJson(res, 200, { ...base, choices: [{ index: 0, message, finish_reason: tool_calls.length ? "tool_calls" : "stop" }], usage });
       }
-      return sendJson(res, 200, { ...base, choices: [{ index: 0, message: { role: "assistant", content: fakeAgentAnswer(messages) }, finish_reason: "stop" }], usage });
+      const chunk = (delta: object, finish: string | null = null) =>
+        `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.write(chunk({ role: "assistant", content: null }));
+      const tokenMs = (scenario.kind === "stream" ? scenario.tokenMs : undefined) ?? opts.tokenMs ?? 0;
+      const textTokens = scenario.kind === "stream" ? scenario.tokens : answer ? tokenize(answer) : [];
+      // A tool round's calls come first (its text, if any, after them).
+      for (const [index, c] of tool_calls.entries()) {
+        const a = c.function.arguments;
+        const cutAt = Math.floor(a.length / 2);
+        res.write(chunk({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.function.name, arguments: a.slice(0, cutAt) } }] }));
+        res.write(chunk({ tool_calls: [{ index, function: { arguments: a.slice(cutAt) } }] }));
+      }
+      for (const t of textTokens) {
+        if (tokenMs > 0) await sleep(tokenMs);
+        if (closed) return;
+        res.write(chunk({ content: t }));
+      }
+      res.write(chunk({}, tool_calls.length ? "tool_calls" : (scenario.kind === "stream" ? (scenario.finishReason ?? "stop") : "stop")));
+      if (body?.stream_options?.include_usage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
+      return void res.end("data: [DONE]\n\n");
     }
     const tokens = ("tokens" in scenario ? scenario.tokens : undefined) ?? tokenize(fakeGroundedReply(messages));
     const finishReason = scenario.kind === "stream" ? (scenario.finishReason ?? "stop") : "stop";

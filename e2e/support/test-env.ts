@@ -63,7 +63,7 @@ export class Client {
   private cookies = new Map<string, string>();
   constructor(readonly baseUrl: string) {}
 
-  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
     const h: Record<string, string> = { ...headers };
     if (this.cookies.size) h.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
     let payload: BodyInit | undefined;
@@ -72,7 +72,7 @@ export class Client {
       payload = typeof body === "string" ? body : JSON.stringify(body);
       h["content-type"] ??= "application/json";
     }
-    const res = await fetch(this.baseUrl + path, { method, headers: h, body: payload, redirect: "manual" });
+    const res = await fetch(this.baseUrl + path, { method, headers: h, body: payload, redirect: "manual", signal });
     for (const c of res.headers.getSetCookie()) {
       const [pair] = c.split(";");
       const [k, ...v] = pair!.split("=");

@@ -41,11 +41,18 @@ export interface AgentLimits {
 
 export interface AgentEvents {
   toolCall(data: { id: string; name: string; arguments: unknown }): void;
-  toolResult(data: { id: string; name: string; status: "ok" | "error"; count: number; duration_ms: number; summary: string }): void;
+  /** A finished call, with its arguments (what is saved; the SSE event leaves them out). */
+  toolResult(step: AgentStep): void;
+  /** The answer round begins: every chunk the tools returned is numbered by now. */
+  answerStart(numbered: Map<number, RetrievalHit>): void;
+  /** The answer's text as the model streams it. */
+  answerDelta(text: string): void;
 }
 
 export interface AgentAnswer {
+  /** The last round's text (already sent through answerDelta when `answerStarted`). */
   text: string;
+  answerStarted: boolean;
   /** Every chunk the tools returned, numbered in order of first appearance. */
   numbered: Map<number, RetrievalHit>;
   steps: AgentStep[];
@@ -53,6 +60,8 @@ export interface AgentAnswer {
   finishReason: string;
   /** The loop used every step and the last round had to answer without tools. */
   outOfSteps: boolean;
+  /** Tool calls the answer round sent after its text (not run; see completeToolRound). */
+  droppedCalls: number;
 }
 
 /** Numbers chunks for citation; beyond this many, later chunks are shown without a number. */
@@ -195,6 +204,15 @@ export async function runAgentLoop(opts: {
   const tools = functionTools();
   const messages: AgentMessage[] = [{ role: "system", content: SYSTEM }, ...opts.history, { role: "user", content: opts.question }];
   const readable = new Set([opts.knowledgeId]);
+  let answering = false;
+  // The final round's text goes out token by token; its first piece opens the answer.
+  const onText = (text: string) => {
+    if (!answering) {
+      answering = true;
+      opts.events.answerStart(book.numbered);
+    }
+    opts.events.answerDelta(text);
+  };
 
   for (let round = 0; ; round++) {
     // Out of steps or of time: one last round without tools, so the turn still answers.
@@ -210,17 +228,27 @@ export async function runAgentLoop(opts: {
       maxTokens: chat.maxTokens,
       signal,
       timeoutMs: chat.timeoutMs,
+      onText,
     });
     addUsage(usage, res.usage);
     if (last || res.toolCalls.length === 0) {
-      return { text: res.text, numbered: book.numbered, steps, usage, finishReason: res.finishReason === "length" ? "length" : "stop", outOfSteps: last && round >= limits.maxSteps };
+      return {
+        text: res.text,
+        answerStarted: answering,
+        numbered: book.numbered,
+        steps,
+        usage,
+        finishReason: res.finishReason === "length" ? "length" : "stop",
+        outOfSteps: last && round >= limits.maxSteps,
+        droppedCalls: res.droppedCalls,
+      };
     }
     const calls = res.toolCalls;
     messages.push({ role: "assistant", content: res.text || null, tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) });
     const remaining = Math.max(100, deadline - Date.now());
-    const roundSteps: AgentStep[] = [];
     const results = await Promise.all(calls.map((c, i) => runCall(c, i)));
-    steps.push(...roundSteps);
+    // A stop during the tools ends the turn here, not with another model round.
+    signal.throwIfAborted();
     for (const [i, c] of calls.entries()) messages.push({ role: "tool", tool_call_id: c.id, content: fenced(results[i], fence) });
 
     async function runCall(c: ToolCallRequest, i: number): Promise<unknown> {
@@ -244,8 +272,9 @@ export async function runAgentLoop(opts: {
         summary: result.status === "ok" ? result.summary : `${result.code}: ${result.message}`,
         ...(result.status === "error" ? { code: result.code } : {}),
       };
-      roundSteps[i] = step;
-      opts.events.toolResult({ id: step.id, name: step.name, status: step.status, count: step.count, duration_ms: step.duration_ms, summary: step.summary });
+      // In order of completion: a stop keeps every step that finished.
+      steps.push(step);
+      opts.events.toolResult(step);
       return annotate(result, book, opts.knowledgeId);
     }
   }

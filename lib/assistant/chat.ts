@@ -22,11 +22,11 @@ import {
   updateStreamingContent,
 } from "./conversations";
 import { PartialSaver } from "./partial-saver";
-import { agentReferences, runAgentLoop } from "./agent";
+import { agentReferences, runAgentLoop, type AgentStep } from "./agent";
 import { bindExternalRefs, listExternalRefs, resolveExternalRefs, type ExternalRef } from "./external-refs";
 import { DeltaBatcher } from "./delta-batcher";
 import { extractAnswer, pieces } from "./engines/extractive";
-import { citedIndexes, MarkerFilter } from "./markers";
+import { MarkerFilter } from "./markers";
 import {
   buildCreativeMessages,
   buildGroundedMessages,
@@ -217,7 +217,14 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
         await loadHistory(p.db, p.conversationId, p.input.history_limit, p.userMessageId);
 
     if (p.input.answer_mode === "agent" && models.chat) {
-      await answerAsAgent(models.chat, p, history, w, outcome, signal);
+      batcher = new DeltaBatcher((text) => w.send("delta", { text }));
+      const agentBatcher = batcher;
+      await answerAsAgent(models.chat, p, history, w, outcome, signal, (text) => {
+        outcome.content += text;
+        saver.note(outcome.content);
+        agentBatcher.push(text);
+      });
+      agentBatcher.flush();
       signal.throwIfAborted();
       terminal = { event: "done", data: { message_id: p.assistantMessageId, finish_reason: outcome.finishReason, usage: outcome.usage, engine: "agent" } };
       return;
@@ -414,10 +421,26 @@ async function answerAsAgent(
   w: SseWriter,
   outcome: TurnOutcome,
   signal: AbortSignal,
+  emitText: (text: string) => void,
 ): Promise<void> {
   const env = getEnv();
-  const steps: unknown[] = [];
+  // Filled as each call ends, so a stop keeps the steps so far (saved with the partial text).
+  const steps: AgentStep[] = [];
   outcome.metadata.agent_steps = steps;
+  let filter: MarkerFilter | null = null;
+  // The references are every chunk the tools numbered (the answer round cannot add any), sent
+  // before the answer streams, like the retrieved hits of the other modes; the markers are
+  // checked against them as they stream.
+  const start = (numbered: Map<number, RetrievalHit>) => {
+    outcome.references = agentReferences(numbered, [...numbered.keys()]);
+    w.send("references", { items: outcome.references });
+    const valid = new Set(outcome.references.map((r) => r.index));
+    filter = new MarkerFilter((n) => valid.has(n));
+  };
+  const delta = (text: string) => {
+    const clean = filter!.push(text);
+    if (clean) emitText(clean);
+  };
   const answer = await runAgentLoop({
     chat,
     question: p.question,
@@ -428,35 +451,27 @@ async function answerAsAgent(
     signal,
     events: {
       toolCall: (d) => w.send("tool_call", d),
-      toolResult: (d) => {
-        steps.push(d);
-        w.send("tool_result", d);
+      toolResult: (s) => {
+        steps.push(s);
+        w.send("tool_result", { id: s.id, name: s.name, status: s.status, count: s.count, duration_ms: s.duration_ms, summary: s.summary });
       },
+      answerStart: start,
+      answerDelta: delta,
     },
   });
-  // The saved steps carry the arguments too (the UI shows them after a reload).
-  outcome.metadata.agent_steps = answer.steps;
   outcome.metadata.agent_out_of_steps = answer.outOfSteps;
+  if (answer.droppedCalls) outcome.metadata.agent_dropped_calls = answer.droppedCalls;
   outcome.usage = answer.usage;
   outcome.finishReason = answer.finishReason;
-  outcome.references = agentReferences(answer.numbered, citedIndexes(answer.text));
-  w.send("references", { items: outcome.references });
-  const valid = new Set(outcome.references.map((r) => r.index));
-  const filter = new MarkerFilter((n) => valid.has(n));
-  const text = answer.text.trim() ? answer.text : NO_BASIS_ZH;
-  for (const piece of pieces(text)) {
-    const clean = filter.push(piece);
-    if (clean) {
-      outcome.content += clean;
-      w.send("delta", { text: clean });
-    }
+  // A round that answered without streaming text (empty, or text after a call it was told
+  // not to make) still ends in an answer.
+  if (!answer.answerStarted) {
+    start(answer.numbered);
+    for (const piece of pieces(answer.text.trim() ? answer.text : NO_BASIS_ZH)) delta(piece);
   }
-  const tail = filter.flush();
-  if (tail) {
-    outcome.content += tail;
-    w.send("delta", { text: tail });
-  }
-  outcome.metadata.removed_markers = filter.removed;
+  const tail = filter!.flush();
+  if (tail) emitText(tail);
+  outcome.metadata.removed_markers = filter!.removed;
 }
 
 function answerExtractively(context: ContextBlock[], answer: string, emit: (t: string) => void): void {
