@@ -101,6 +101,9 @@ const envSchema = z.object({
   AGENT_MAX_STEPS: intIn(1, 20, 6),
   AGENT_TOOL_TIMEOUT_MS: intIn(100, 120000, 15000),
   AGENT_TURN_BUDGET_MS: intIn(1000, 600000, 90000),
+  // knowledge_search in agent mode reranks its candidates with the chat model when no rerank
+  // model is configured (seed 003). The plain chat and MCP never do.
+  AGENT_CHAT_RERANK: boolish.default(true),
 });
 
 export type Env = z.infer<typeof envSchema> & { AUTH_MODE: "local" | "password" };

@@ -27,6 +27,9 @@ export type Scenario = { endpoint?: Endpoint } & (
   // One round of tool calling (streamed or not, as asked): the assistant asks for these calls. `arguments`
   // objects are sent as JSON text; a string is sent as is (to test malformed arguments).
   | { kind: "tool_calls"; calls: Array<{ name: string; arguments: unknown; id?: string }>; text?: string }
+  // A chat-model rerank reply: each listed passage scores the value of the first `byText` key it
+  // contains, else `otherwise` (default 0).
+  | { kind: "scores"; byText: Record<string, number>; otherwise?: number }
 );
 
 export interface RecordedRequest {
@@ -315,6 +318,28 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     const messages: Msg[] = Array.isArray(body?.messages) ? body.messages : [];
     // Tool calling (agent mode): a scripted round, or by default a small deterministic agent
     // that searches, reads around the best hit, then answers citing that hit's `ref`.
+    // Rerank with the chat model (the app's prompt, lib/models/chat-rerank.ts): by default one
+    // score per listed passage from the bigram cosine to the query, 0-10; tests script others.
+    if (!body?.tools && (scenario.kind === "ok" || scenario.kind === "scores") && textOf(messages[0] ?? {}).startsWith("You score how well passages")) {
+      const user = textOf(messages[1] ?? {});
+      const query = /^Query: (.*)$/m.exec(user)?.[1] ?? "";
+      const passages = [...user.matchAll(/^\[(\d+)\] (.*)$/gm)].map((m) => m[2]!);
+      const q = fakeEmbedding(query, dims);
+      const scripted = scenario.kind === "scores" ? scenario : null;
+      const scores = passages.map((p) =>
+        scripted
+          ? (Object.entries(scripted.byText).find(([k]) => p.includes(k))?.[1] ?? scripted.otherwise ?? 0)
+          : Math.round(Math.max(0, cosine(q, fakeEmbedding(p, dims))) * 10),
+      );
+      return sendJson(res, 200, {
+        id: `chatcmpl-fake-${requestIndex}`,
+        object: "chat.completion",
+        created: 0,
+        model: body?.model ?? "fake",
+        choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify({ scores }) }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      });
+    }
     // Streamed like a provider when the request asks (the app streams every round): tool calls
     // as pieces (id and name first, the arguments' JSON split in two), text token by token.
     // A `stream` scenario on a tools request is a scripted answer round (slow tokens: stop tests).

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { getEnv } from "@/lib/env";
 import type { ChatMessage, ChatUsage } from "@/lib/models/chat";
 import { completeToolRound, type AgentMessage, type FunctionTool, type ToolCallRequest } from "@/lib/models/chat-tools";
+import { chatRerank } from "@/lib/models/chat-rerank";
 import { getModelConfig, type ChatModelConfig } from "@/lib/models/config";
 import { BUILTIN_SOURCE_TYPE } from "@/lib/retrieval/kb-search";
 import type { RetrievalHit } from "@/lib/retrieval/types";
@@ -204,6 +205,8 @@ export async function runAgentLoop(opts: {
   const tools = functionTools();
   const messages: AgentMessage[] = [{ role: "system", content: SYSTEM }, ...opts.history, { role: "user", content: opts.question }];
   const readable = new Set([opts.knowledgeId]);
+  // Rerank with the chat model (seed 003) only where no rerank model does it already.
+  const rerank = getEnv().AGENT_CHAT_RERANK && !getModelConfig().rerank ? (query: string, docs: string[], s: AbortSignal) => chatRerank(chat, query, docs, s) : null;
   let answering = false;
   // The final round's text goes out token by token; its first piece opens the answer.
   const onText = (text: string) => {
@@ -260,7 +263,7 @@ export async function runAgentLoop(opts: {
       } else if (!args.ok) {
         result = { status: "error", name: c.name, code: "INVALID_PARAMS", message: "The arguments are not valid JSON.", durationMs: 0 };
       } else {
-        result = await callTool(c.name, args.value, { userId: opts.userId, readableKnowledgeIds: readable, signal }, { timeoutMs: Math.min(limits.toolTimeoutMs, remaining) });
+        result = await callTool(c.name, args.value, { userId: opts.userId, readableKnowledgeIds: readable, signal, rerank }, { timeoutMs: Math.min(limits.toolTimeoutMs, remaining) });
       }
       const step: AgentStep = {
         id: c.id,

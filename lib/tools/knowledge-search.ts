@@ -1,7 +1,9 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { MAX_KNOWLEDGE_BASE_IDS } from "@/lib/retrieval/core";
+import { CHAT_RERANK_MAX_CANDIDATES } from "@/lib/models/chat-rerank";
+import { applyRerank } from "@/lib/retrieval/calibrate";
+import { MAX_KNOWLEDGE_BASE_IDS, MAX_TOP_K } from "@/lib/retrieval/core";
 import { mmrSelect } from "@/lib/retrieval/mmr";
 import { getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import { tokenize } from "@/lib/retrieval/text/tokenize";
@@ -34,7 +36,12 @@ const hit = z.object({
   score: z.number(),
   text: z.string(),
 });
-const output = z.object({ hits: z.array(hit), reason: z.string().nullable() });
+const output = z.object({
+  hits: z.array(hit),
+  reason: z.string().nullable(),
+  /** "chat_model": scores refined by the chat model; "fallback": it failed, fused order kept. */
+  rerank: z.enum(["none", "chat_model", "fallback"]),
+});
 export type KnowledgeSearchInput = z.infer<typeof input>;
 export type KnowledgeSearchOutput = z.infer<typeof output>;
 
@@ -62,16 +69,18 @@ export const knowledgeSearchTool: ToolDefinition<KnowledgeSearchInput, Knowledge
     const db = await toolDb();
     const counts = await readyFileCounts(db, kbIds);
     const reason = emptyReason(kbIds, counts);
-    if (reason) return { hits: [], reason };
+    if (reason) return { hits: [], reason, rerank: "none" };
     const runtime = getRetrievalRuntime();
     const turnId = randomUUID();
     const rctx = { ownerId: ctx.userId, sessionId: "tool:knowledge_search", turnId, traceId: turnId, signal: ctx.signal, readableKnowledgeIds: ctx.readableKnowledgeIds };
+    // A chat-model rerank needs candidates beyond top_k to choose from.
+    const pool = ctx.rerank ? Math.min(MAX_TOP_K, Math.max(args.top_k * 2, 10)) : args.top_k;
     // retrieve() takes at most 8 KBs per call; every query runs over every batch.
     const calls = args.queries.flatMap((query) =>
       batches(kbIds, MAX_KNOWLEDGE_BASE_IDS).map((group) =>
         // min_score 0: the agent sees weak hits with their score and decides (the chat's own
         // min_score belongs to its grounded mode).
-        runtime.retrieve({ query, topK: args.top_k, knowledgeBaseIds: group, filters: { fileIds: args.file_ids ?? null } }, rctx, { minScore: 0 }),
+        runtime.retrieve({ query, topK: pool, knowledgeBaseIds: group, filters: { fileIds: args.file_ids ?? null } }, rctx, { minScore: 0 }),
       ),
     );
     const results = await Promise.all(calls);
@@ -84,7 +93,19 @@ export const knowledgeSearchTool: ToolDefinition<KnowledgeSearchInput, Knowledge
         if (!prev || h.score > prev.score) best.set(h.chunkId, h);
       }
     }
-    const merged = [...best.values()].sort((a, b) => b.score - a.score);
+    let merged = [...best.values()].sort((a, b) => b.score - a.score);
+    let rerank: KnowledgeSearchOutput["rerank"] = "none";
+    if (ctx.rerank && merged.length > 1) {
+      // The best candidates by the fused score, scored against all the queries at once; the
+      // score mixes like a rerank model's (calibrate.ts) and the order follows it.
+      const candidates = merged.slice(0, CHAT_RERANK_MAX_CANDIDATES);
+      const scores = await ctx.rerank(args.queries.join(" / "), candidates.map((h) => h.content), ctx.signal);
+      throwIfAborted(ctx.signal);
+      if (scores) {
+        rerank = "chat_model";
+        merged = candidates.map((h, i) => ({ ...h, score: applyRerank(h.score, scores[i]) })).sort((a, b) => b.score - a.score);
+      } else rerank = "fallback";
+    }
     const picked = mmrSelect(
       merged.map((h) => ({ relevance: h.score, tokens: new Set(tokenize(h.content)) })),
       args.top_k,
@@ -105,6 +126,7 @@ export const knowledgeSearchTool: ToolDefinition<KnowledgeSearchInput, Knowledge
         text: h.content,
       })),
       reason: picked.length ? null : "No passage matched these queries; try other words or grep_chunks for exact terms.",
+      rerank,
     };
   },
   summarize(out) {

@@ -15,6 +15,11 @@ export interface ToolContext {
    */
   readableKnowledgeIds: ReadonlySet<string>;
   signal: AbortSignal;
+  /**
+   * Set by agent mode when no rerank model is configured: scores passages with the chat model
+   * (0..1, in order), or null when that failed. MCP callers never get it.
+   */
+  rerank?: ((query: string, documents: string[], signal: AbortSignal) => Promise<number[] | null>) | null;
 }
 
 export interface ToolResultSummary {
