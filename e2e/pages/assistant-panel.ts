@@ -55,6 +55,11 @@ export class AssistantPanel {
     return answer.getByTestId("reference-card");
   }
 
+  /** The cards of the references the answer cites (uncited ones sit collapsed below them). */
+  citedReferenceCards(answer: Locator = this.lastAnswer()): Locator {
+    return answer.getByTestId("cited-references").getByTestId("reference-card");
+  }
+
   referenceCard(index: number, answer: Locator = this.lastAnswer()): Locator {
     return answer.locator(`[data-testid="reference-card"][data-index="${index}"]`);
   }

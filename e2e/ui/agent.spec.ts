@@ -1,4 +1,4 @@
-import { MODEL_URL, expect, test } from "../pages/fixtures";
+import { FAKE_MODEL_URL, MODEL_URL, expect, test } from "../pages/fixtures";
 import { ApiTokensDialog } from "../pages/api-tokens-dialog";
 import { WorkspacePage } from "../pages/workspace-page";
 
@@ -26,7 +26,7 @@ test.describe("agent mode", () => {
     await expect(steps.nth(0)).toHaveText(/搜索 “购买后多少天内可以申请全额退款？”：\d+ 条/);
     await expect(steps.nth(1)).toHaveText(/读取文档 第 \d+–\d+ 段/);
     await expect(steps.nth(0)).toHaveAttribute("data-status", "ok");
-    await expect(a.referenceCards(answer)).toHaveCount(1);
+    await expect(a.citedReferenceCards(answer)).toHaveCount(1);
     await expect(a.citation(1, answer)).toBeVisible();
 
     await page.reload();
@@ -34,7 +34,40 @@ test.describe("agent mode", () => {
     const restored = a.lastAnswer();
     await expect(a.agentSteps(restored)).toHaveCount(2);
     await expect(a.agentSteps(restored).nth(1)).toHaveText(/读取文档 第 \d+–\d+ 段/);
-    await expect(a.referenceCards(restored)).toHaveCount(1);
+    await expect(a.citedReferenceCards(restored)).toHaveCount(1);
+  });
+
+  test("stop ends an agent answer mid-stream; its steps and partial text stay after a reload", async ({ page, request }) => {
+    // One tool round, then an answer streamed slowly enough to stop in the middle.
+    await request.post(`${FAKE_MODEL_URL}/__fake/script`, { data: { kind: "tool_calls", calls: [{ name: "grep_chunks", arguments: { keywords: ["退款"] } }] } });
+    await request.post(`${FAKE_MODEL_URL}/__fake/script`, { data: { kind: "stream", tokens: Array.from({ length: 300 }, (_, i) => `第${i}句。`), tokenMs: 60 } });
+    try {
+      const ws = new WorkspacePage(page);
+      await page.goto(`${MODEL_URL}/`);
+      await ws.selectKb(SAMPLE);
+      const a = ws.assistant;
+      await a.waitForStatus("ready", 200_000);
+      await a.newConversation();
+      await a.agentToggle.check();
+      await a.ask("退款的规定是什么？");
+      const answer = a.lastAnswer();
+      await expect(answer.getByTestId("answer-content")).toContainText("第3句", { timeout: 60_000 });
+      await expect(a.agentSteps(answer)).toHaveCount(1);
+      await a.stopButton.click();
+      await expect(answer.getByTestId("stopped-indicator")).toBeVisible();
+      await expect(a.sendButton).toBeVisible();
+
+      await page.reload();
+      await a.waitForStatus("ready");
+      const restored = a.lastAnswer();
+      await expect(restored.getByTestId("stopped-indicator")).toBeVisible();
+      await expect(a.agentSteps(restored)).toHaveCount(1);
+      await expect(a.agentSteps(restored).nth(0)).toHaveAttribute("data-status", "ok");
+      await expect(restored.getByTestId("answer-content")).toContainText("第3句");
+      await expect(restored.getByTestId("answer-content")).not.toContainText("第299句");
+    } finally {
+      await request.post(`${FAKE_MODEL_URL}/__fake/reset`);
+    }
   });
 
   test("an API token made in the dialog (read-only, one KB) lists the MCP tools", async ({ page }) => {
