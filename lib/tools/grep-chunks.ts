@@ -90,15 +90,18 @@ export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> =
     // more by ILIKE over the trigram GIN index (chunks_content_trgm_idx); shorter ones (two-
     // character Chinese words are common) have no trigram, so they are looked up in the word
     // postings (chunk_terms) when they are one token, and only otherwise scanned with ILIKE.
-    const params: unknown[] = [kbIds];
+    // Each arm stops at the call's cap: a common keyword (a two-character word in most chunks)
+    // otherwise fed every posting of its term into the UNION's sort, which grew with the KB
+    // (bench:tools at 200k chunks: p95 342 ms). Past the cap the result is `truncated` anyway.
+    const params: unknown[] = [kbIds, GREP_MAX_CHUNKS + 1];
     const arms = keywords.map((k) => {
       const terms = [...k].length < MIN_TRIGRAM_CHARS ? tokenize(k) : [];
       if (terms.length === 1) {
         params.push(terms[0]);
-        return `SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}`;
+        return `(SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length} LIMIT $2)`;
       }
       params.push(likeLiteral(k));
-      return `SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}`;
+      return `(SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length} LIMIT $2)`;
     });
     let fileFilter = "";
     if (args.file_ids?.length) {
