@@ -76,6 +76,8 @@ export interface AnswerabilityDiagnostics extends AnswerabilityFeatures {
    * best chunk contains. */
   secondCoverage: number;
   rarestMatchedShare: number;
+  /** Share of the query's weight in terms of the best chunk's heading path (its title). */
+  headingShare: number;
   /** Query terms (after tokenizing) with their df in the searched KBs; df 0 = the KB lacks them. */
   terms: { term: string; df: number; weight: number }[];
 }
@@ -436,6 +438,9 @@ function answerabilityOf(
     }
     if (t.df === 0) absent += t.qtf * t.idf;
   }
+  const heading = row.heading_path ? headingTokens(row.heading_path) : null;
+  let headed = 0;
+  if (heading) for (const t of terms) if (heading.has(t.term)) headed += t.qtf * t.idf;
   let second = 0;
   for (const c of cands) if (c !== best && c.lex !== null && c.lexRaw > second) second = c.lexRaw;
   const features: AnswerabilityFeatures = { coverage: best.lexRaw / idfMass, matchedShare: matched / idfMass, absentShare: absent / idfMass };
@@ -446,6 +451,7 @@ function answerabilityOf(
     tau,
     secondCoverage: second / idfMass,
     rarestMatchedShare: rarestMatched / idfMass,
+    headingShare: headed / idfMass,
     terms: terms.map((t) => ({ term: t.term, df: t.df, weight: idfMass > 0 ? (t.qtf * t.idf) / idfMass : 0 })),
   };
 }
