@@ -180,4 +180,29 @@ test.describe("answers and conversations", () => {
     await expect(error.getByTestId("file-error-detail")).toContainText("PDF");
     await expect(workspace.page.getByTestId("kb-ready-count")).toHaveAttribute("data-tone", "neutral");
   });
+  test("one language at a time in English too; a rejected upload stays listed with its reason until dismissed", async ({ workspace, page }) => {
+    await workspace.goto();
+    await page.getByTestId("language-switch").click();
+    await workspace.createKb(uniqueName("lang-en"));
+    await expect(page.getByTestId("kb-ready-count")).toHaveAttribute("data-tone", "neutral");
+    // Rejected at upload (a PNG named .pdf: FILE_TYPE_UNSUPPORTED), then a file that fails parsing.
+    await workspace.upload([path.join(process.cwd(), "e2e", "fixtures", "png-named.pdf")]);
+    const rejected = workspace.fileRows.and(page.locator('[data-upload="true"]')).filter({ hasText: "png-named.pdf" });
+    await expect(rejected.getByTestId("file-error-text")).toBeVisible({ timeout: 60_000 });
+    await expect(rejected.getByTestId("file-error-text")).not.toContainText(/[\u4e00-\u9fff]/);
+    await workspace.upload([path.join(process.cwd(), "e2e", "fixtures", "truncated.pdf")]);
+    const failed = workspace.fileRow("truncated.pdf").getByTestId("file-error");
+    await expect(failed).toBeVisible({ timeout: 90_000 });
+    await expect(failed.getByTestId("file-error-text")).toContainText("Reason:");
+    await expect(failed.getByTestId("file-error-text")).not.toContainText(/[\u4e00-\u9fff]/);
+    await expect(page.getByTestId("file-progress")).toHaveCount(0);
+    // The rejected row is still there after the list refreshed for the other file, in each language.
+    await expect(rejected.getByTestId("file-error")).toBeVisible();
+    await page.getByTestId("language-switch").click();
+    await expect(rejected.getByTestId("file-error-text")).not.toContainText(/[A-Za-z]{4,}/);
+    await expect(failed.getByTestId("file-error-text")).toContainText("失败原因：");
+    await rejected.getByRole("button", { name: /移除提示/ }).click();
+    await expect(rejected).toHaveCount(0);
+    await expect(workspace.fileRow("truncated.pdf")).toHaveCount(1);
+  });
 });
