@@ -36,7 +36,7 @@ import {
   type ContextBlock,
 } from "./prompt";
 import { toReferences, type ReferenceItem } from "./references";
-import { parseRelated, relatedFromReferences } from "./related";
+import { candidatesFromHits, checkRelated, parseRelated, type RelatedCheck } from "./related";
 import { createSseStream, type SseWriter } from "./sse-writer";
 import { assertAcceptingTurns, isShutdownAbort, trackTurn } from "./turn-registry";
 
@@ -300,7 +300,20 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
         w.send("delta", { text: tail });
       }
       outcome.metadata.removed_markers = filter.removed;
-      related = await relatedQuestions(models.chat, p.question, context, signal);
+      // Each candidate is asked of retrieval like this turn's question (same KB, files, min_score).
+      const ask = async (q: string) => ({
+        hits: (
+          await getRetrievalRuntime().retrieve(
+            { query: q, topK: 3, knowledgeBaseIds: [p.knowledgeId], filters: p.input.file_ids?.length ? { fileIds: p.input.file_ids } : null },
+            { ownerId: p.principal.user.id, sessionId: p.principal.sessionId, turnId: p.turnId, traceId: p.assistantMessageId, signal, readableKnowledgeIds: p.readable },
+            { minScore },
+          )
+        ).hits,
+      });
+      // The passages this answer cites: a suggestion whose best passage is one of them repeats it.
+      const cited = new Set(citedIndexes(outcome.content));
+      const answered = new Set(context.filter((b) => cited.has(b.index)).map((b) => b.hit.chunkId ?? b.hit.id));
+      related = await relatedQuestions(models.chat, p.question, hits, context, answered, ask, signal);
     }
     signal.throwIfAborted();
     terminal = {
@@ -467,11 +480,24 @@ function answerExtractively(context: ContextBlock[], answer: string, emit: (t: s
 async function relatedQuestions(
   chat: ChatModelConfig | null,
   question: string,
+  hits: RetrievalHit[],
   context: ContextBlock[],
+  answered: Set<string>,
+  ask: (q: string) => Promise<RelatedCheck>,
   signal: AbortSignal,
 ): Promise<string[]> {
   if (context.length === 0) return [];
-  if (!chat) return relatedFromReferences(question, context);
+  const candidates = chat ? await modelCandidates(chat, question, context, signal) : candidatesFromHits(question, hits, context);
+  try {
+    return await checkRelated(candidates, answered, ask);
+  } catch (e) {
+    if (signal.aborted) throw e;
+    // Related questions are optional: a failed check must not fail a finished answer.
+    return [];
+  }
+}
+
+async function modelCandidates(chat: ChatModelConfig, question: string, context: ContextBlock[], signal: AbortSignal): Promise<string[]> {
   try {
     const res = await completeChat({
       baseUrl: chat.baseUrl,
@@ -484,7 +510,8 @@ async function relatedQuestions(
       extraBody: thinkingOffExtras(chat.model, chat.baseUrl),
       timeoutMs: 10_000,
     });
-    return parseRelated(res.text);
+    // A few more than are shown: the check drops those the KB cannot answer.
+    return parseRelated(res.text, 6);
   } catch (e) {
     if (signal.aborted) throw e;
     // Related questions are optional: a failure here must not fail a finished answer.

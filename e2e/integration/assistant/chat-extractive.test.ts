@@ -31,7 +31,8 @@ describe("chat stream with the built-in extractive engine", () => {
     expect(names.at(-1)).toBe("done");
     expect(names.filter((n) => n === "delta").length).toBeGreaterThan(1);
     const firstDelta = names.indexOf("delta");
-    expect(names.indexOf("related_questions")).toBeGreaterThan(firstDelta);
+    // Related questions, when there are any, follow the answer (each is checked in its own test).
+    if (names.includes("related_questions")) expect(names.indexOf("related_questions")).toBeGreaterThan(firstDelta);
 
     const start = events[0]!.data;
     expect(start).toHaveProperty("conversation_id");
@@ -231,5 +232,24 @@ describe("chat stream with the built-in extractive engine", () => {
     );
     expect(b.data).toMatchObject({ assistant_status: "ready", input_enabled: true, max_question_length: 200 });
     expect(b.data.knowledge.ready_file_count).toBeGreaterThan(0);
+  });
+
+  it("suggests only related questions the knowledge base answers, each from a passage the answer did not cite", async () => {
+    const faqKb = (await c.json<{ id: string }>("POST", "/v1/knowledges", { name: "退款库" })).data.id;
+    await seedIndexedFile(faqKb, "常见问题.md", [
+      { content: "问：购买后多少天内可以申请全额退款？\n答：购买后 14 天内可以申请全额退款。", headingPath: "常见问题 / 全额退款" },
+      { content: "问：退款多久能到账？\n答：退款审核通过后 5 个工作日内原路退回。", headingPath: "常见问题 / 退款到账" },
+      { content: "发票在订单完成后由财务统一开具，电子发票发送到下单邮箱。", headingPath: "发票" },
+    ]);
+    const { events } = await readSse(await chat({ message: "购买后多少天内可以申请全额退款？" }, faqKb));
+    const items = (events.find((e) => e.event === "related_questions")?.data as { items: string[] } | undefined)?.items ?? [];
+    expect(items).toContain("退款多久能到账？");
+    expect(items).not.toContain("购买后多少天内可以申请全额退款？");
+    // Each suggestion, asked, is answered from the KB (no NO_RELEVANT_CONTEXT).
+    for (const q of items) {
+      const asked = await readSse(await chat({ message: q }, faqKb));
+      expect(asked.events.at(-1)!.event, q).toBe("done");
+      expect((asked.events.find((e) => e.event === "references")!.data as { items: unknown[] }).items.length, q).toBeGreaterThan(0);
+    }
   });
 });
