@@ -1,3 +1,4 @@
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { expect, test, uniqueName } from "../pages/fixtures";
@@ -204,5 +205,35 @@ test.describe("answers and conversations", () => {
     await rejected.getByRole("button", { name: /移除提示/ }).click();
     await expect(rejected).toHaveCount(0);
     await expect(workspace.fileRow("truncated.pdf")).toHaveCount(1);
+  });
+  test("a 3-page PDF answered on page 2: the card and the viewer name page 2, the highlight covers whole words, no repeated footer", async ({ workspace }, testInfo) => {
+    const { PDFDocument, StandardFonts } = await import("pdf-lib");
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    const body = ["The keeper lights the lamp at dusk and checks the lens.", "The Rotholm lighthouse was built in 1872 on the northern cliffs.", "Visitors may climb the tower in summer."];
+    body.forEach((text, i) => {
+      const p = pdf.addPage([420, 300]);
+      p.drawText(text, { x: 30, y: 200, size: 11, font });
+      p.drawText(`Lighthouse manual page ${i + 1}/3`, { x: 30, y: 30, size: 9, font });
+    });
+    const file = testInfo.outputPath("lighthouse.pdf");
+    await writeFile(file, await pdf.save());
+    await workspace.goto();
+    await workspace.createKb(uniqueName("lighthouse"));
+    await workspace.upload([file]);
+    await expect(workspace.fileStatus("lighthouse.pdf")).toHaveAttribute("data-status", "success", { timeout: 120_000 });
+    await workspace.assistant.ask("When was the Rotholm lighthouse built?");
+    const answer = workspace.assistant.lastAnswer();
+    await expect(answer).toHaveAttribute("data-phase", "done", { timeout: 30_000 });
+    const card = workspace.assistant.referenceCards(answer).first();
+    await expect(card.getByTestId("reference-page")).toHaveText("第 2 页");
+    await expect(card.getByTestId("reference-quote")).toContainText("The Rotholm lighthouse was built in 1872");
+    await expect(card.getByTestId("reference-quote")).not.toContainText("Lighthouse manual");
+    await card.getByTestId("reference-open").click();
+    await expect(workspace.viewerTargetPage).toHaveAttribute("data-page", "2");
+    const marks = workspace.viewerTargetPage.getByTestId("viewer-highlight");
+    await expect(marks.first()).toBeVisible();
+    const highlighted = async () => (await marks.allTextContents()).join("").replace(/\s+/g, " ").trim();
+    await expect.poll(highlighted).toMatch(/^The Rotholm lighthouse was built in 1872 on the northern cliffs\.?$/);
   });
 });

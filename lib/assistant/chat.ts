@@ -8,6 +8,7 @@ import { AppError, isAppError, publicMessageOf } from "@/lib/errors";
 import { completeChat, streamChat, thinkingOffExtras, type ChatMessage, type ChatUsage } from "@/lib/models/chat";
 import { getModelConfig, type ChatModelConfig } from "@/lib/models/config";
 import { isAbortError } from "@/lib/models/http";
+import { chunkPageMarks } from "@/lib/retrieval/page-marks";
 import { getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import type { RetrievalHit, SourceSummary } from "@/lib/retrieval/types";
 import {
@@ -272,7 +273,8 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
     });
     // The extractive answer is known before it streams: its references quote its sentences.
     const extractive = !models.chat && p.input.answer_mode !== "references_only" ? extractAnswer(p.question, context) : null;
-    outcome.references = toReferences(hits, extractive?.quotes);
+    const marks = await chunkPageMarks(p.db, hits.flatMap((h) => (h.chunkId && h.pageEnd !== h.pageStart ? [h.chunkId] : [])));
+    outcome.references = toReferences(hits, extractive?.quotes, marks);
     w.send("references", { items: outcome.references });
 
     if (p.input.answer_mode !== "references_only") {

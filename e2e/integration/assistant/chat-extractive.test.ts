@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getDb } from "@/lib/db/client";
 import { readSse, SAMPLE_CHUNKS, seedIndexedFile } from "../../support/seed";
 import { Client, startIntegrationApp } from "../../support/test-env";
 
@@ -252,4 +253,19 @@ describe("chat stream with the built-in extractive engine", () => {
       expect((asked.events.find((e) => e.event === "references")!.data as { items: unknown[] }).items.length, q).toBeGreaterThan(0);
     }
   });
+
+  it("a reference into a chunk spanning pages names the page of its quoted sentence (page marks stored with the chunk)", async () => {
+    const pdfKb = (await c.json<{ id: string }>("POST", "/v1/knowledges", { name: "灯塔" })).data.id;
+    const content = "The keeper lights the lamp at dusk.\nThe Rotholm lighthouse was built in 1872.\nVisitors may climb the tower in summer.";
+    await seedIndexedFile(pdfKb, "lighthouse.pdf", [
+      { content, pageStart: 1, pageEnd: 3, pageMarks: [[0, 1], [content.indexOf("The Rotholm"), 2], [content.indexOf("Visitors"), 3]] },
+    ]);
+    const stored = await (await getDb()).$queryRawUnsafe<{ page_marks: unknown }[]>(`SELECT page_marks FROM chunks WHERE knowledge_id = $1`, pdfKb);
+    expect(stored[0]!.page_marks).toEqual([[0, 1], [36, 2], [78, 3]]);
+    const { events } = await readSse(await chat({ message: "When was the Rotholm lighthouse built?" }, pdfKb));
+    const ref = (events.find((e) => e.event === "references")!.data as { items: Array<{ page_start: number; page_end: number; quote: string }> }).items[0]!;
+    expect(ref.quote).toContain("Rotholm lighthouse was built in 1872");
+    expect([ref.page_start, ref.page_end]).toEqual([2, 2]);
+  });
 });
+
