@@ -8,6 +8,8 @@ import { AppError, isAppError, publicMessageOf } from "@/lib/errors";
 import { completeChat, streamChat, thinkingOffExtras, type ChatMessage, type ChatUsage } from "@/lib/models/chat";
 import { getModelConfig, type ChatModelConfig } from "@/lib/models/config";
 import { isAbortError } from "@/lib/models/http";
+import { kbOverview } from "@/lib/retrieval/kb-overview";
+import { BUILTIN_SOURCE_TYPE } from "@/lib/retrieval/kb-search";
 import { chunkPageMarks } from "@/lib/retrieval/page-marks";
 import { getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import type { RetrievalHit, SourceSummary } from "@/lib/retrieval/types";
@@ -27,6 +29,7 @@ import { agentReferences, runAgentLoop } from "./agent";
 import { bindExternalRefs, listExternalRefs, resolveExternalRefs, type ExternalRef } from "./external-refs";
 import { DeltaBatcher } from "./delta-batcher";
 import { extractAnswer, pieces } from "./engines/extractive";
+import { composeOverview, isOverviewQuestion } from "./engines/overview";
 import { citedIndexes, MarkerFilter } from "./markers";
 import {
   buildCreativeMessages,
@@ -36,7 +39,7 @@ import {
   selectContext,
   type ContextBlock,
 } from "./prompt";
-import { toReferences, type ReferenceItem } from "./references";
+import { hasCjk, toReferences, type ReferenceItem } from "./references";
 import { candidatesFromHits, checkRelated, parseRelated, type RelatedCheck } from "./related";
 import { createSseStream, type SseWriter } from "./sse-writer";
 import { assertAcceptingTurns, isShutdownAbort, trackTurn } from "./turn-registry";
@@ -233,7 +236,14 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
 
     const minScore = p.input.min_score ?? env.RETRIEVAL_MIN_SCORE;
     const externalRefs = p.hasExternalRefs ? await listExternalRefs(p.db, p.conversationId) : [];
-    const result = await getRetrievalRuntime().retrieve(
+    // "What does this KB contain?" without a model: the KB's outline, not a search (overview.ts).
+    const overview =
+      !models.chat && p.input.answer_mode !== "references_only" && !externalRefs.length && isOverviewQuestion(p.question)
+        ? await kbOverview(p.db, p.knowledgeId, p.input.file_ids?.length ? p.input.file_ids : null)
+        : [];
+    const result = overview.length
+      ? { hits: overview.map((o) => o.hit), sources: [{ source_type: BUILTIN_SOURCE_TYPE, status: "ok" as const, count: overview.length }], translation: { status: "skipped" as const } }
+      : await getRetrievalRuntime().retrieve(
       {
         query,
         topK: p.input.top_k,
@@ -272,7 +282,12 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       totalChars: env.PROMPT_MAX_CHUNKS * env.PROMPT_CHUNK_CHARS,
     });
     // The extractive answer is known before it streams: its references quote its sentences.
-    const extractive = !models.chat && p.input.answer_mode !== "references_only" ? extractAnswer(p.question, context) : null;
+    const extractive =
+      !models.chat && p.input.answer_mode !== "references_only"
+        ? overview.length
+          ? { text: composeOverview(overview, hasCjk(p.question)), quotes: undefined }
+          : extractAnswer(p.question, context)
+        : null;
     const marks = await chunkPageMarks(p.db, hits.flatMap((h) => (h.chunkId && h.pageEnd !== h.pageStart ? [h.chunkId] : [])));
     outcome.references = toReferences(hits, extractive?.quotes, marks);
     w.send("references", { items: outcome.references });

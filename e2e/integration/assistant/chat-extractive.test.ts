@@ -267,5 +267,18 @@ describe("chat stream with the built-in extractive engine", () => {
     expect(ref.quote).toContain("Rotholm lighthouse was built in 1872");
     expect([ref.page_start, ref.page_end]).toEqual([2, 2]);
   });
+
+  it("answers an overview question with the KB's files and their headings, each cited by its first passage", async () => {
+    const { events } = await readSse(await chat({ message: "这个知识库主要包含哪些内容？" }));
+    expect(events.at(-1)!.event).toBe("done");
+    const answer = events.filter((e) => e.event === "delta").map((e) => e.data.text).join("");
+    expect(answer).toContain("智慧城市政策.pdf");
+    expect(answer).toMatch(/第二章.*第三章.*Warranty.*Troubleshooting/);
+    expect(answer).toMatch(/\[1\]/);
+    const refs = (events.find((e) => e.event === "references")!.data as { items: Array<{ file_id: string }> }).items;
+    // One reference per file listed (other tests here add files to this KB).
+    expect(refs[0]!.file_id).toBe(fileId);
+    expect(refs).toHaveLength(answer.split("\n- **").length - 1);
+  });
 });
 
