@@ -19,6 +19,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { composeExtractiveAnswer, selectSentences } from "@/lib/assistant/engines/extractive";
+import { composeOverview, isOverviewQuestion } from "@/lib/assistant/engines/overview";
+import { hasCjk } from "@/lib/assistant/references";
+import { en as EN, zh as ZH } from "@/components/i18n/dictionary";
+import { kbOverview } from "@/lib/retrieval/kb-overview";
 import { selectContext } from "@/lib/assistant/prompt";
 import { chunkDocument } from "@/lib/ingestion/chunker";
 import { parseDocx } from "@/lib/ingestion/parsers/docx";
@@ -163,8 +167,32 @@ async function sampleRow(): Promise<Row> {
     ["admin-guide.md", parseMarkdown(readFileSync(path.join(dir, "admin-guide.md")), budget())],
   ];
   for (const [name, doc] of docs) await indexFile(kb, name, chunkDocument(doc));
+  await welcomeExamples(kb, docs.map(([name]) => name));
   const cases = SAMPLE_QUESTIONS.map((s, i) => ({ id: `s${i}`, q: s.q, isGold: (t: string) => s.gold.some((g) => norm(t).includes(norm(g))) }));
   return evaluate("sample KB (22 questions)", kb, cases, argv.includes("--show") ? 99 : 0);
+}
+
+// The welcome's fixed example questions (zh-CN and en) on the sample KB: what a search answers
+// (the path every question took before) and what the chat answers now (an outline for an
+// overview question). An overview is good when it names every file of the KB.
+const exampleLines: string[] = [];
+async function welcomeExamples(kb: string, files: string[]): Promise<void> {
+  const keys = ["assistant.example1", "assistant.example2", "assistant.example3", "assistant.example4"] as const;
+  const qs = [...keys.map((k) => ZH[k]), ...keys.map((k) => EN[k])];
+  const oneLine = (t: string) => t.replace(/\s+/g, " ").replace(/\|/g, "/").slice(0, 90);
+  exampleLines.push("| question | search: top score, files cited, answer | chat now | files named |", "| --- | --- | --- | ---: |");
+  for (const q of qs) {
+    const res = await retrieve({ query: q, topK: TOP_K, knowledgeBaseIds: [kb] }, ctxFor(kb), { db, minScore: MIN_SCORE });
+    const context = selectContext(res.hits, BUDGET);
+    const searched = res.hits.length ? composeExtractiveAnswer(q, context) : "(no context)";
+    const cited = new Set([...searched.matchAll(/\[(\d+)\]/g)].map((m) => context[Number(m[1]) - 1]?.hit.fileName)).size;
+    const overview = isOverviewQuestion(q) ? composeOverview(await kbOverview(db, kb, null), hasCjk(q)) : null;
+    const now = overview ?? searched;
+    const named = files.filter((f) => now.includes(f)).length;
+    exampleLines.push(
+      `| ${q} | ${res.hits[0]?.score.toFixed(2) ?? "—"}, ${cited} file(s): ${oneLine(searched)} | ${overview ? `overview: ${oneLine(overview)}` : "same as search"} | ${named}/${files.length} |`,
+    );
+  }
 }
 
 // ---------- the shared benchmark sets ----------
@@ -265,6 +293,7 @@ const lines = [
       `| ${r.set} | ${r.answers} (${r.noContext} no context) | ${pct(r.first, r.answers)} | ${pct(r.any, r.answers)} | ${pct(r.offTopic, r.sentences)} | ${pct(r.weak, r.sentences)} | ${(r.sentences / (r.answers || 1)).toFixed(2)} | ${pct(r.cited, r.sent)} | ${(r.ms / (r.answers || 1)).toFixed(2)} |`,
   ),
   "",
+  ...(exampleLines.length ? ["Welcome example questions on the sample KB:", "", ...exampleLines, ""] : []),
 ];
 console.log(lines.join("\n"));
 if (outFile && outFile !== "-") {

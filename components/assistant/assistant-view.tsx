@@ -51,7 +51,7 @@ export interface AssistantViewProps {
   initialKnowledgeOpen?: boolean;
 }
 
-const PILL_TONE: Record<string, BadgeTone> = { ready: "success", indexing: "info", empty: "neutral", failed: "error", disabled: "neutral", loading: "neutral" };
+const PILL_TONE: Record<string, BadgeTone> = { ready: "success", indexing: "info", empty: "neutral", failed: "error", disabled: "neutral", loading: "neutral", unknown: "warn" };
 
 export function AssistantView(p: AssistantViewProps) {
   const t = useT();
@@ -68,7 +68,8 @@ export function AssistantView(p: AssistantViewProps) {
   const busy = p.session.activeId !== null;
   const enabled = composerEnabled(p.bootstrap);
   const kb = p.knowledges?.find((k) => k.id === p.selectedKbId) ?? null;
-  const status = p.bootstrapState === "ready" && p.bootstrap ? p.bootstrap.assistant_status : "loading";
+  // A status that failed to load is unknown, not still being checked (the notice says why).
+  const status = p.bootstrapState === "ready" && p.bootstrap ? p.bootstrap.assistant_status : p.bootstrapState === "error" ? "unknown" : "loading";
   const lastContentLength = p.session.messages.at(-1)?.content.length ?? 0;
 
   // Follow the growing answer unless the reader scrolled up to read something earlier.

@@ -18,4 +18,11 @@ describe("reference quote text", () => {
     expect(docx).toMatchObject({ kind: "table", before: "各产品线的季度收入如下表所示。", rows: [["产品线", "第一季度", "第二季度"], ["标准版订阅", "12,480", "13,020"]] });
     expect(quoteView("a | b")).toEqual({ kind: "text", text: "a | b" });
   });
+
+  it("parses Markdown, not patterns: escapes, nested emphasis, lists and HTML read as the source does", () => {
+    expect(plainQuote("Use \\*literal\\* stars and ***both*** and ~~old~~ text.")).toBe("Use *literal* stars and both and old text.");
+    expect(plainQuote("1. Open **Settings**\n2. Choose _Members_")).toBe("1. Open Settings\n2. Choose Members");
+    expect(plainQuote("- one\n- two")).toBe("• one\n• two");
+    expect(plainQuote("a <b>bold</b> tag")).toBe("a <b>bold</b> tag");
+  });
 });

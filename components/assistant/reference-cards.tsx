@@ -42,7 +42,7 @@ function SourceLine({ reference, knowledgeId }: { reference: SourceReference; kn
   const page = pageLabel(t, reference);
   const openable = hasSourceOpener(reference.source_type) && !failed;
   const meta: ReactNode[] = [];
-  if (page) meta.push(<span key="p">{page}</span>);
+  if (page) meta.push(<span key="p" data-testid="reference-page">{page}</span>);
   if (reference.heading_path) meta.push(<span key="h" className="truncate">{reference.heading_path}</span>);
   const isExternal = reference.source_type !== KNOWLEDGE_SOURCE_TYPE;
   // Provider metadata, bounded primitives already (normalized on the server), shown as text.

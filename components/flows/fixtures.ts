@@ -231,7 +231,7 @@ export function fileStates(): { files: KnowledgeFile[]; progress: Record<string,
 }
 
 export const PDF_DOCUMENT: DocumentContent = {
-  file: file({ id: "file-pdf", name: "2023市场分析报告.pdf", page_count: 3 }),
+  file: file({ id: "file-pdf", name: "2023市场分析报告.pdf", page_count: 24 }),
   pages: [
     { page: 7, text: "第一章 概述\n\n本报告基于公开数据与行业访谈，对智慧城市市场进行分析。" },
     { page: 8, text: "第二章 市场规模\n\n2023 年智慧城市市场规模达到 2.4 万亿元，同比增长 15.3%，\n其中政务数字化与城市治理占比超过四成。东部地区投入最高。" },

@@ -68,8 +68,9 @@ function FlowCard({ id, title, note, children, wide }: { id: string; title: stri
         {title} <code className="ml-1 rounded bg-slate-200/70 px-1.5 py-0.5 text-[0.7rem] font-normal text-slate-600">{id}</code>
       </h2>
       {note ? <p className="mt-0.5 text-xs text-slate-600">{note}</p> : null}
-      {/* overflow-clip, not hidden: a hidden box is still scrollable by scrollIntoView. */}
-      <div className="mt-2 h-[640px] overflow-clip rounded-2xl border border-slate-200 bg-white shadow-sm">{children}</div>
+      {/* A fixed height like the sidebar's; a state taller than it scrolls inside the card instead
+          of being cut off (views scroll their own regions, never the page: scrollWithin). */}
+      <div className="mt-2 h-[640px] overflow-y-auto rounded-2xl border border-slate-200 bg-white shadow-sm">{children}</div>
     </section>
   );
 }
@@ -143,7 +144,8 @@ function FilesFixture({ canWrite = true, empty = false }: { canWrite?: boolean; 
     <div className="flex h-full flex-col bg-slate-50">
       <FileListView
         files={empty ? [] : fx.files}
-        uploads={empty ? [] : fx.uploads}
+        // Upload rows exist only for someone who can upload: a viewer's list has none.
+        uploads={empty || !canWrite ? [] : fx.uploads}
         progress={fx.progress}
         canWrite={canWrite}
         onUpload={() => undefined}

@@ -15,3 +15,14 @@ describe("dictionary", () => {
     expect(errorCopy("en", "SOMETHING_NEW", "boom").text).toContain("boom");
   });
 });
+
+describe("one language at a time", () => {
+  it("has the UI's own copy for every server error code and ingestion stage, in both languages", async () => {
+    const { ERROR_CODES } = await import("@/lib/errors");
+    const { JOB_STAGES } = await import("@/lib/ingestion/progress");
+    for (const dict of [zh, en] as Record<string, string>[]) {
+      for (const code of ERROR_CODES) expect(dict[`error.${code}`], code).toBeTruthy();
+      for (const stage of JOB_STAGES) expect(dict[`status.${stage}`], stage).toBeTruthy();
+    }
+  });
+});

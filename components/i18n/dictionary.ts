@@ -152,6 +152,7 @@ export const zh = {
   "assistant.pill.failed": "解析失败",
   "assistant.pill.disabled": "不可用",
   "assistant.pill.loading": "检查中",
+  "assistant.pill.unknown": "状态未知",
   "assistant.goFiles": "查看文件",
 
   "composer.label": "输入你的问题",
@@ -303,6 +304,16 @@ export const zh = {
   "error.PROVIDER_UNAVAILABLE": "外部知识源暂时不可用。",
   "error.EXTERNAL_SOURCE_NOT_FOUND": "外部知识源中没有这个内容，或你无权访问。",
   "error.LISTING_UNSUPPORTED": "该来源不支持浏览文档。",
+  // One language at a time (issue 20 item 14): every server error code has the UI's own copy.
+  "error.FILE_NOT_FOUND": "找不到这个文件，它可能已被删除。",
+  "error.FILE_NOT_IN_KNOWLEDGE": "这个文件不属于当前知识库。",
+  "error.FILE_NOT_SEARCHABLE": "这个文件还不能检索，请等它处理完成。",
+  "error.ENTITY_NOT_FOUND": "知识图谱中没有这个实体。",
+  "error.RELATION_NOT_FOUND": "知识图谱中没有这条关系。",
+  "error.HOST_NOT_ALLOWED": "服务器不接受这个访问地址，请使用管理员提供的地址。",
+  "error.TOOL_NOT_FOUND": "没有这个工具。",
+  "error.TOOL_TIMEOUT": "工具没有在规定时间内完成。",
+  "error.MODEL_NO_TOOL_SUPPORT": "当前配置的对话模型不支持工具调用，无法使用智能体模式。",
 
   "flows.title": "流程画廊",
   "flows.subtitle": "用固定数据渲染助手的每一种状态，便于评审。不会发起网络请求。",
@@ -587,6 +598,7 @@ export const en = {
   "assistant.pill.failed": "Failed",
   "assistant.pill.disabled": "Unavailable",
   "assistant.pill.loading": "Checking",
+  "assistant.pill.unknown": "Status unknown",
   "assistant.goFiles": "View files",
 
   "composer.label": "Your question",
@@ -738,6 +750,16 @@ export const en = {
   "error.PROVIDER_UNAVAILABLE": "The external source is unavailable right now.",
   "error.EXTERNAL_SOURCE_NOT_FOUND": "The external source does not have this, or you may not read it.",
   "error.LISTING_UNSUPPORTED": "This source cannot list its documents.",
+  // One language at a time (issue 20 item 14): every server error code has the UI's own copy.
+  "error.FILE_NOT_FOUND": "This file was not found; it may have been deleted.",
+  "error.FILE_NOT_IN_KNOWLEDGE": "This file does not belong to the current knowledge base.",
+  "error.FILE_NOT_SEARCHABLE": "This file is not searchable yet; wait until it is processed.",
+  "error.ENTITY_NOT_FOUND": "This entity is not in the knowledge graph.",
+  "error.RELATION_NOT_FOUND": "This relation is not in the knowledge graph.",
+  "error.HOST_NOT_ALLOWED": "The server does not answer to this address; use the one your administrator gave you.",
+  "error.TOOL_NOT_FOUND": "No such tool.",
+  "error.TOOL_TIMEOUT": "The tool did not finish in time.",
+  "error.MODEL_NO_TOOL_SUPPORT": "The configured chat model cannot call tools, so agent mode is unavailable.",
 
   "flows.title": "Flow gallery",
   "flows.subtitle": "Every assistant state rendered from fixtures, for review. No network requests.",

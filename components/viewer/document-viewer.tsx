@@ -10,6 +10,7 @@ import { useT } from "@/components/i18n/locale-store";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { CloseIcon, DownloadIcon, FileIcon } from "@/components/ui/icons";
+import { scrollWithin } from "@/components/ui/scroll-within";
 import { Spinner } from "@/components/ui/spinner";
 import { cx } from "@/components/ui/cx";
 import { HighlightedText, TextPdfPage, getPdfPageRenderer, type PdfPageProps } from "./pdf-page-seam";
@@ -93,7 +94,8 @@ export function DocumentBody({ doc: content, target, pdfPageRenderer }: { doc: D
     if (!el || located.key == null) return;
     const anchor = el.querySelector<HTMLElement>(`[data-anchor="${CSS.escape(String(located.key))}"]`);
     const mark = anchor?.querySelector<HTMLElement>("mark");
-    (mark ?? anchor)?.scrollIntoView({ block: mark ? "center" : "start" });
+    const goal = mark ?? anchor;
+    if (goal) scrollWithin(goal, mark ? "center" : "start");
   }, [located, target.nonce]);
 
   const missed = !!target.quote && located.range == null;
@@ -102,6 +104,9 @@ export function DocumentBody({ doc: content, target, pdfPageRenderer }: { doc: D
       <div ref={root} className="flex flex-col gap-4">
         {missed ? <p className="rounded-lg bg-amber-50 px-3 py-2 text-xs text-amber-900">{t("viewer.highlightMissing")}</p> : null}
         {doc.pages.map((p) => {
+          // The document's page count, not the number of pages holding text (a page without
+          // text has no entry): "page 8 of 24", never "8 of 3".
+          const total = Math.max(doc.file.page_count ?? 0, doc.pages!.length, p.page);
           const isTarget = located.kind === "page" && located.key === p.page;
           return (
             <section
@@ -110,10 +115,10 @@ export function DocumentBody({ doc: content, target, pdfPageRenderer }: { doc: D
               data-testid="viewer-page"
               data-page={p.page}
               data-target={isTarget ? "true" : undefined}
-              aria-label={t("viewer.pageOf", { page: p.page, total: doc.pages!.length })}
+              aria-label={t("viewer.pageOf", { page: p.page, total })}
               className={cx("rounded-xl border bg-white p-6 shadow-sm", isTarget ? "border-indigo-300 ring-2 ring-indigo-100" : "border-slate-200")}
             >
-              <p className="mb-3 text-xs font-medium text-slate-500">{t("viewer.pageOf", { page: p.page, total: doc.pages!.length })}</p>
+              <p className="mb-3 text-xs font-medium text-slate-500">{t("viewer.pageOf", { page: p.page, total })}</p>
               {p.text.trim() || drawsOriginal ? createElement(pageRenderer, { kbId: target.kbId, fileId: target.fileId, page: p.page, text: p.text, range: isTarget ? located.range : null, isTarget, nonce: target.nonce }) : <p className="text-sm text-slate-500">{t("viewer.noText")}</p>}
             </section>
           );

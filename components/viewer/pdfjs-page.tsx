@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from "react";
 import type { PDFDocumentProxy } from "pdfjs-dist";
 import { TextPdfPage, type PdfPageProps } from "./pdf-page-seam";
+import { scrollWithin } from "@/components/ui/scroll-within";
 import type { DrawnPage } from "./pdfjs-runtime";
 import "./pdfjs-page.css";
 
@@ -104,7 +105,7 @@ export function PdfJsPage(props: PdfPageProps) {
     const marks = loaded.runtime.highlightQuote(drawn, needle);
     if (!isTarget) return;
     const goal = marks[0] ?? host.current?.closest<HTMLElement>("[data-anchor]");
-    goal?.scrollIntoView({ block: marks[0] ? "center" : "start" });
+    if (goal) scrollWithin(goal, marks[0] ? "center" : "start");
   }, [drawn, loaded, needle, isTarget, nonce]);
 
   const showText = phase === "loading" || phase === "failed";

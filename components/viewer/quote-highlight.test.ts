@@ -25,3 +25,23 @@ describe("findQuoteRange", () => {
     ]);
   });
 });
+
+describe("whole words and characters", () => {
+  it("extends a prefix match to the end of the word it stopped in, never inside a surrogate pair", () => {
+    const page = "The keeper lights the lamp at dusk. The Rotholm lighthouse was built in 1872.";
+    // The quote runs on past this page: only a prefix matches.
+    const quote = "The Rotholm lighthouse was built in 1872. Visitors may climb the tower in summer and autumn, weather permitting.";
+    const r = findQuoteRange(page, quote)!;
+    expect(r.complete).toBe(false);
+    expect(page.slice(r.start, r.end)).toMatch(/^The Rotholm lighthouse/);
+    expect(page[r.end] ?? " ").not.toMatch(/[A-Za-z0-9]/);
+    // A page ending inside the quoted sentence ("…lighthouse wa" before the fix).
+    const cut = "…the keeper said. The Rotholm lighthouse was";
+    const c = findQuoteRange(cut, "The Rotholm lighthouse was built in 1872 on the cliffs.")!;
+    expect(cut.slice(c.start, c.end)).toBe("The Rotholm lighthouse was");
+    const emoji = "状态 😀 正常";
+    const e = findQuoteRange(emoji, "状态😀")!;
+    expect(emoji.slice(e.start, e.end)).toBe("状态 😀");
+  });
+});
+

@@ -31,13 +31,32 @@ export function findQuoteRange(text: string, quote: string): TextRange | null {
     const at = lowerCompact.indexOf(lowerQ.slice(0, len));
     if (at >= 0) {
       const start = positions[at]!;
-      const end = positions[at + len - 1]! + 1;
-      return { start, end, complete: len === lowerQ.length };
+      const complete = len === lowerQ.length;
+      return { start, end: wholeEnd(text, positions[at + len - 1]! + 1, complete), complete };
     }
     // Halve the remaining length quickly, then the loop stops below the minimum.
     len = len > 64 ? Math.floor(len * 0.75) : len - Math.max(1, Math.floor(len / 8));
   }
   return null;
+}
+
+const WORD = /[\p{L}\p{N}_'’-]/u;
+const CJK_CHAR = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
+
+/**
+ * A highlight never ends inside a character or a word: a surrogate pair is kept whole, and a
+ * prefix match (the quote runs on past this text, e.g. onto the next page) is extended to the end
+ * of the word it stopped in ("…the Rotholm lighthouse w" → "…lighthouse was"). CJK text has no
+ * word spaces, so there a character is the unit.
+ */
+function wholeEnd(text: string, end: number, complete: boolean): number {
+  let e = end;
+  if (/[\ud800-\udbff]/.test(text[e - 1] ?? "")) e++;
+  if (complete) return e;
+  const last = text[e - 1] ?? "";
+  if (!WORD.test(last) || CJK_CHAR.test(last)) return e;
+  while (e < text.length && WORD.test(text[e]!) && !CJK_CHAR.test(text[e]!)) e++;
+  return e;
 }
 
 export type HighlightSegment = { text: string; mark: boolean };

@@ -162,10 +162,16 @@ function UploadRow({ item, onDismiss }: { item: UploadItem; onDismiss: () => voi
         </div>
       ) : null}
       {err ? (
-        <p data-testid="file-error" data-code={item.error?.code} role="alert" className="ml-[3.25rem] rounded-lg bg-rose-50 px-2.5 py-1.5 text-xs text-rose-800">
-          {err.text}
-          {item.error?.message && err.text !== item.error.message ? <span className="block text-rose-700">{item.error.message}</span> : null}
-        </p>
+        // The UI's copy for the code; the server's English text only as a labelled detail. The
+        // row stays until dismissed, so a rejected file's reason can be read later.
+        <div data-testid="file-error" data-code={item.error?.code} role="alert" className="ml-[3.25rem] rounded-lg bg-rose-50 px-2.5 py-1.5 text-xs text-rose-800">
+          <p data-testid="file-error-text">{err.text}</p>
+          {item.error?.message && err.text !== item.error.message ? (
+            <p data-testid="file-error-detail" lang="en" className="mt-0.5 text-[0.7rem] text-rose-800">
+              {t("files.failureDetail", { detail: item.error.message })}
+            </p>
+          ) : null}
+        </div>
       ) : null}
     </li>
   );

@@ -39,6 +39,7 @@ export async function seedIndexedFile(
         content: c.content,
         pageStart: c.pageStart ?? null,
         pageEnd: c.pageEnd ?? c.pageStart ?? null,
+        pageMarks: c.pageMarks ?? null,
         headingPath: c.headingPath ?? "",
       })),
     });

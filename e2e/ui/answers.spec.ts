@@ -1,3 +1,4 @@
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { expect, test, uniqueName } from "../pages/fixtures";
@@ -179,5 +180,60 @@ test.describe("answers and conversations", () => {
     await expect(reason).not.toContainText(/[A-Za-z]{4,}/);
     await expect(error.getByTestId("file-error-detail")).toContainText("PDF");
     await expect(workspace.page.getByTestId("kb-ready-count")).toHaveAttribute("data-tone", "neutral");
+  });
+  test("one language at a time in English too; a rejected upload stays listed with its reason until dismissed", async ({ workspace, page }) => {
+    await workspace.goto();
+    await page.getByTestId("language-switch").click();
+    await workspace.createKb(uniqueName("lang-en"));
+    await expect(page.getByTestId("kb-ready-count")).toHaveAttribute("data-tone", "neutral");
+    // Rejected at upload (a PNG named .pdf: FILE_TYPE_UNSUPPORTED), then a file that fails parsing.
+    await workspace.upload([path.join(process.cwd(), "e2e", "fixtures", "png-named.pdf")]);
+    const rejected = workspace.fileRows.and(page.locator('[data-upload="true"]')).filter({ hasText: "png-named.pdf" });
+    await expect(rejected.getByTestId("file-error-text")).toBeVisible({ timeout: 60_000 });
+    await expect(rejected.getByTestId("file-error-text")).not.toContainText(/[\u4e00-\u9fff]/);
+    await workspace.upload([path.join(process.cwd(), "e2e", "fixtures", "truncated.pdf")]);
+    const failed = workspace.fileRow("truncated.pdf").getByTestId("file-error");
+    await expect(failed).toBeVisible({ timeout: 90_000 });
+    await expect(failed.getByTestId("file-error-text")).toContainText("Reason:");
+    await expect(failed.getByTestId("file-error-text")).not.toContainText(/[\u4e00-\u9fff]/);
+    await expect(page.getByTestId("file-progress")).toHaveCount(0);
+    // The rejected row is still there after the list refreshed for the other file, in each language.
+    await expect(rejected.getByTestId("file-error")).toBeVisible();
+    await page.getByTestId("language-switch").click();
+    await expect(rejected.getByTestId("file-error-text")).not.toContainText(/[A-Za-z]{4,}/);
+    await expect(failed.getByTestId("file-error-text")).toContainText("失败原因：");
+    await rejected.getByRole("button", { name: /移除提示/ }).click();
+    await expect(rejected).toHaveCount(0);
+    await expect(workspace.fileRow("truncated.pdf")).toHaveCount(1);
+  });
+  test("a 3-page PDF answered on page 2: the card and the viewer name page 2, the highlight covers whole words, no repeated footer", async ({ workspace }, testInfo) => {
+    const { PDFDocument, StandardFonts } = await import("pdf-lib");
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    const body = ["The keeper lights the lamp at dusk and checks the lens.", "The Rotholm lighthouse was built in 1872 on the northern cliffs.", "Visitors may climb the tower in summer."];
+    body.forEach((text, i) => {
+      const p = pdf.addPage([420, 300]);
+      p.drawText(text, { x: 30, y: 200, size: 11, font });
+      p.drawText(`Lighthouse manual page ${i + 1}/3`, { x: 30, y: 30, size: 9, font });
+    });
+    const file = testInfo.outputPath("lighthouse.pdf");
+    await writeFile(file, await pdf.save());
+    await workspace.goto();
+    await workspace.createKb(uniqueName("lighthouse"));
+    await workspace.upload([file]);
+    await expect(workspace.fileStatus("lighthouse.pdf")).toHaveAttribute("data-status", "success", { timeout: 120_000 });
+    await workspace.assistant.ask("When was the Rotholm lighthouse built?");
+    const answer = workspace.assistant.lastAnswer();
+    await expect(answer).toHaveAttribute("data-phase", "done", { timeout: 30_000 });
+    const card = workspace.assistant.referenceCards(answer).first();
+    await expect(card.getByTestId("reference-page")).toHaveText("第 2 页");
+    await expect(card.getByTestId("reference-quote")).toContainText("The Rotholm lighthouse was built in 1872");
+    await expect(card.getByTestId("reference-quote")).not.toContainText("Lighthouse manual");
+    await card.getByTestId("reference-open").click();
+    await expect(workspace.viewerTargetPage).toHaveAttribute("data-page", "2");
+    const marks = workspace.viewerTargetPage.getByTestId("viewer-highlight");
+    await expect(marks.first()).toBeVisible();
+    const highlighted = async () => (await marks.allTextContents()).join("").replace(/\s+/g, " ").trim();
+    await expect.poll(highlighted).toMatch(/^The Rotholm lighthouse was built in 1872 on the northern cliffs\.?$/);
   });
 });

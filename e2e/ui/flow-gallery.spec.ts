@@ -202,6 +202,24 @@ test.describe("flow gallery", () => {
     await expect.poll(() => fetched).toEqual([]);
   });
 
+  test("opens at the top; fixtures are states the product can be in; a tall state scrolls inside its card", async ({ gallery, page }) => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await gallery.goto();
+    await expect(gallery.state("viewer-pdf").getByTestId("viewer-highlight")).toBeVisible();
+    // The viewer brought its quote into view inside its own region, not by scrolling the page.
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(0);
+    await expect(gallery.state("welcome-ready")).toBeInViewport();
+    await expect(gallery.state("viewer-pdf").locator('[data-testid="viewer-page"][data-page="8"]')).toContainText("第 8 / 24 页");
+    // A status that failed to load is not "checking".
+    await expect(gallery.state("status-error").getByTestId("assistant-status")).toHaveAttribute("data-status", "unknown");
+    // A viewer cannot upload, so there is no upload row in a viewer's list.
+    await expect(gallery.state("files-viewer-role").locator('[data-upload="true"]')).toHaveCount(0);
+    await expect(gallery.state("files-all-states").locator('[data-upload="true"]').first()).toBeVisible();
+    // Cards scroll rather than clip what does not fit.
+    const overflow = await gallery.state("files-all-states").locator(":scope > div").last().evaluate((el) => getComputedStyle(el).overflowY);
+    expect(overflow).toBe("auto");
+  });
+
   test("language switch turns the copy into English and persists", async ({ gallery, page }) => {
     await gallery.goto();
     await page.getByTestId("language-switch").click();

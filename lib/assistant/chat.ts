@@ -8,6 +8,9 @@ import { AppError, isAppError, publicMessageOf } from "@/lib/errors";
 import { completeChat, streamChat, thinkingOffExtras, type ChatMessage, type ChatUsage } from "@/lib/models/chat";
 import { getModelConfig, type ChatModelConfig } from "@/lib/models/config";
 import { isAbortError } from "@/lib/models/http";
+import { kbOverview } from "@/lib/retrieval/kb-overview";
+import { BUILTIN_SOURCE_TYPE } from "@/lib/retrieval/kb-search";
+import { chunkPageMarks } from "@/lib/retrieval/page-marks";
 import { getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import type { RetrievalHit, SourceSummary } from "@/lib/retrieval/types";
 import {
@@ -26,7 +29,8 @@ import { agentReferences, runAgentLoop, type AgentStep } from "./agent";
 import { bindExternalRefs, listExternalRefs, resolveExternalRefs, type ExternalRef } from "./external-refs";
 import { DeltaBatcher } from "./delta-batcher";
 import { extractAnswer, pieces } from "./engines/extractive";
-import { MarkerFilter } from "./markers";
+import { composeOverview, isOverviewQuestion } from "./engines/overview";
+import { citedIndexes, MarkerFilter } from "./markers";
 import {
   buildCreativeMessages,
   buildGroundedMessages,
@@ -35,8 +39,8 @@ import {
   selectContext,
   type ContextBlock,
 } from "./prompt";
-import { toReferences, type ReferenceItem } from "./references";
-import { parseRelated, relatedFromReferences } from "./related";
+import { hasCjk, toReferences, type ReferenceItem } from "./references";
+import { candidatesFromHits, checkRelated, parseRelated, type RelatedCheck } from "./related";
 import { createSseStream, type SseWriter } from "./sse-writer";
 import { assertAcceptingTurns, isShutdownAbort, trackTurn } from "./turn-registry";
 
@@ -239,7 +243,14 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
 
     const minScore = p.input.min_score ?? env.RETRIEVAL_MIN_SCORE;
     const externalRefs = p.hasExternalRefs ? await listExternalRefs(p.db, p.conversationId) : [];
-    const result = await getRetrievalRuntime().retrieve(
+    // "What does this KB contain?" without a model: the KB's outline, not a search (overview.ts).
+    const overview =
+      !models.chat && p.input.answer_mode !== "references_only" && !externalRefs.length && isOverviewQuestion(p.question)
+        ? await kbOverview(p.db, p.knowledgeId, p.input.file_ids?.length ? p.input.file_ids : null)
+        : [];
+    const result = overview.length
+      ? { hits: overview.map((o) => o.hit), sources: [{ source_type: BUILTIN_SOURCE_TYPE, status: "ok" as const, count: overview.length }], translation: { status: "skipped" as const } }
+      : await getRetrievalRuntime().retrieve(
       {
         query,
         topK: p.input.top_k,
@@ -278,8 +289,14 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
       totalChars: env.PROMPT_MAX_CHUNKS * env.PROMPT_CHUNK_CHARS,
     });
     // The extractive answer is known before it streams: its references quote its sentences.
-    const extractive = !models.chat && p.input.answer_mode !== "references_only" ? extractAnswer(p.question, context) : null;
-    outcome.references = toReferences(hits, extractive?.quotes);
+    const extractive =
+      !models.chat && p.input.answer_mode !== "references_only"
+        ? overview.length
+          ? { text: composeOverview(overview, hasCjk(p.question)), quotes: undefined }
+          : extractAnswer(p.question, context)
+        : null;
+    const marks = await chunkPageMarks(p.db, hits.flatMap((h) => (h.chunkId && h.pageEnd !== h.pageStart ? [h.chunkId] : [])));
+    outcome.references = toReferences(hits, extractive?.quotes, marks);
     w.send("references", { items: outcome.references });
 
     if (p.input.answer_mode !== "references_only") {
@@ -307,7 +324,20 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
         w.send("delta", { text: tail });
       }
       outcome.metadata.removed_markers = filter.removed;
-      related = await relatedQuestions(models.chat, p.question, context, signal);
+      // Each candidate is asked of retrieval like this turn's question (same KB, files, min_score).
+      const ask = async (q: string) => ({
+        hits: (
+          await getRetrievalRuntime().retrieve(
+            { query: q, topK: 3, knowledgeBaseIds: [p.knowledgeId], filters: p.input.file_ids?.length ? { fileIds: p.input.file_ids } : null },
+            { ownerId: p.principal.user.id, sessionId: p.principal.sessionId, turnId: p.turnId, traceId: p.assistantMessageId, signal, readableKnowledgeIds: p.readable },
+            { minScore },
+          )
+        ).hits,
+      });
+      // The passages this answer cites: a suggestion whose best passage is one of them repeats it.
+      const cited = new Set(citedIndexes(outcome.content));
+      const answered = new Set(context.filter((b) => cited.has(b.index)).map((b) => b.hit.chunkId ?? b.hit.id));
+      related = await relatedQuestions(models.chat, p.question, hits, context, answered, ask, signal);
     }
     signal.throwIfAborted();
     terminal = {
@@ -482,11 +512,24 @@ function answerExtractively(context: ContextBlock[], answer: string, emit: (t: s
 async function relatedQuestions(
   chat: ChatModelConfig | null,
   question: string,
+  hits: RetrievalHit[],
   context: ContextBlock[],
+  answered: Set<string>,
+  ask: (q: string) => Promise<RelatedCheck>,
   signal: AbortSignal,
 ): Promise<string[]> {
   if (context.length === 0) return [];
-  if (!chat) return relatedFromReferences(question, context);
+  const candidates = chat ? await modelCandidates(chat, question, context, signal) : candidatesFromHits(question, hits, context);
+  try {
+    return await checkRelated(candidates, answered, ask);
+  } catch (e) {
+    if (signal.aborted) throw e;
+    // Related questions are optional: a failed check must not fail a finished answer.
+    return [];
+  }
+}
+
+async function modelCandidates(chat: ChatModelConfig, question: string, context: ContextBlock[], signal: AbortSignal): Promise<string[]> {
   try {
     const res = await completeChat({
       baseUrl: chat.baseUrl,
@@ -499,7 +542,8 @@ async function relatedQuestions(
       extraBody: thinkingOffExtras(chat.model, chat.baseUrl),
       timeoutMs: 10_000,
     });
-    return parseRelated(res.text);
+    // A few more than are shown: the check drops those the KB cannot answer.
+    return parseRelated(res.text, 6);
   } catch (e) {
     if (signal.aborted) throw e;
     // Related questions are optional: a failure here must not fail a finished answer.

@@ -90,7 +90,7 @@ export function buildRelatedMessages(question: string, context: ContextBlock[]):
     {
       role: "system",
       content:
-        "根据用户问题和检索到的资料标题，提出 3 个用户可能接着问的问题。只能围绕这些资料，不要引入新的事实。每行一个问题，不要编号，使用用户的语言。",
+        "根据用户问题和检索到的资料标题，提出 5 个用户可能接着问的问题。只能围绕这些资料，不要引入新的事实。每行一个问题，不要编号，使用用户的语言。",
     },
     { role: "user", content: `问题：${question}\n资料：\n${headings}` },
   ];

@@ -23,3 +23,18 @@ describe("reference quotes", () => {
     expect(plain!.quote).toBe("A. The budget is 2 M. C.");
   });
 });
+
+describe("the page of a quote in a chunk spanning pages", () => {
+  it("names the page holding the quoted sentence, not the chunk's range", async () => {
+    const { toReferences } = await import("./references");
+    const content = "The keeper lights the lamp at dusk.\nThe Rotholm lighthouse was\nbuilt in 1872.\nVisitors may climb the tower.";
+    const hit = { content, score: 0.9, fileId: "f", fileName: "lighthouse.pdf", pageStart: 1, pageEnd: 3, headingPath: "", chunkId: "c", sourceType: "knowledge-base", sourceId: "k", sourceUri: null, sourceName: "k" } as unknown as RetrievalHit;
+    const marks = new Map([["c", [[0, 1], [content.indexOf("The Rotholm"), 2], [content.indexOf("Visitors"), 3]] as Array<[number, number]>]]);
+    const [ref] = toReferences([hit], new Map([[1, "The Rotholm lighthouse was built in 1872."]]), marks);
+    expect([ref!.page_start, ref!.page_end]).toEqual([2, 2]);
+    // Without marks (indexed before, or one page) the chunk's range stays.
+    const [old] = toReferences([hit], new Map([[1, "The Rotholm lighthouse was built in 1872."]]));
+    expect([old!.page_start, old!.page_end]).toEqual([1, 3]);
+  });
+});
+

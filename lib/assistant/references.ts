@@ -1,5 +1,6 @@
 import { BUILTIN_SOURCE_TYPE } from "@/lib/retrieval/kb-search";
 import type { RetrievalHit } from "@/lib/retrieval/types";
+import { quotePages, type PageMarks } from "@/lib/retrieval/page-marks";
 import { unwrapSoftBreaks } from "@/lib/retrieval/text/soft-breaks";
 
 // The reference items of SPEC §5, built from retrieval hits only (never from a model).
@@ -60,24 +61,23 @@ export function cutQuote(content: string, max = QUOTE_CHARS): string {
  * knows them before it streams), which become that reference's quote: the card shows, and the
  * viewer highlights, the very sentence the answer relies on.
  */
-/**
- * `quotes`: reference index → the sentences the answer quotes from it (the extractive engine
- * knows them before it streams), which become that reference's quote: the card shows, and the
- * viewer highlights, the very sentence the answer relies on.
- */
-export function toReferences(hits: RetrievalHit[], quotes?: ReadonlyMap<number, string>): ReferenceItem[] {
+export function toReferences(hits: RetrievalHit[], quotes?: ReadonlyMap<number, string>, pageMarks?: ReadonlyMap<string, PageMarks>): ReferenceItem[] {
   return hits.map((h, i) => {
     const external = h.sourceType !== BUILTIN_SOURCE_TYPE;
     const { locator, ...metadata } = h.metadata ?? {};
+    const quote = quotes?.get(i + 1) ?? cutQuote(h.content);
+    // `pageMarks`: a chunk spanning pages names the page(s) of its quote, not its whole range.
+    const marks = h.chunkId ? pageMarks?.get(h.chunkId) : undefined;
+    const pages = marks ? quotePages(h.content, quote, marks) : null;
     return {
       ref_id: `ref_${i + 1}`,
       index: i + 1,
       file_id: h.fileId,
       file_name: h.fileName,
-      page_start: h.pageStart,
-      page_end: h.pageEnd,
+      page_start: pages?.start ?? h.pageStart,
+      page_end: pages?.end ?? h.pageEnd,
       heading_path: h.headingPath,
-      quote: quotes?.get(i + 1) ?? cutQuote(h.content),
+      quote,
       score: Math.round(h.score * 1000) / 1000,
       chunk_id: h.chunkId,
       source_type: h.sourceType,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RetrievalHit } from "@/lib/retrieval/types";
 import type { ContextBlock } from "./prompt";
-import { parseRelated, relatedFromReferences } from "./related";
+import { candidatesFromHits, checkRelated, parseRelated, relatedFromReferences } from "./related";
 
 const block = (index: number, fileName: string, headingPath: string): ContextBlock => ({
   index,
@@ -37,5 +37,34 @@ describe("related questions from a model", () => {
   it("takes one question per line without list markers, drops fragments, keeps three", () => {
     const text = "1. 实施范围包括哪些城市？\n- 何时开始实施？\n\n好\n• 资金如何申请？\n2) 还有哪些配套政策？";
     expect(parseRelated(text)).toEqual(["实施范围包括哪些城市？", "何时开始实施？", "资金如何申请？"]);
+  });
+});
+
+describe("related questions the knowledge base can answer", () => {
+  const hit = (id: string, content: string, headingPath = "") => ({ id, chunkId: id, fileName: "faq.md", headingPath, content }) as RetrievalHit;
+
+  it("proposes the KB's own questions first (FAQ lines), then its headings, never the question itself", () => {
+    const hits = [hit("a", "问：购买后多少天内可以申请全额退款？\n答：14 天内。"), hit("b", "问：退款多久到账？\n答：5 个工作日内。", "常见问题 / 退款")];
+    const ctx = hits.map((h, i) => ({ index: i + 1, hit: h, text: h.content }));
+    expect(candidatesFromHits("购买后多少天内可以申请全额退款？", hits, ctx)).toEqual(["退款多久到账？", "「faq」还有哪些要点？", "「退款」还有哪些要点？"]);
+  });
+
+  it("keeps only candidates retrieval answers with a passage the answer has not used, at most three", async () => {
+    const answers: Record<string, RetrievalHit[]> = {
+      "退款多久到账？": [hit("b", "")],
+      "量子引力是什么？": [],
+      "购买后多少天可以退款？": [hit("a", "")],
+      "退款到账后有通知吗？": [hit("b", "")],
+      "发票怎么开？": [hit("c", "")],
+    };
+    const asked: string[] = [];
+    const kept = await checkRelated(Object.keys(answers), new Set(["a"]), async (q) => {
+      asked.push(q);
+      return { hits: answers[q]! };
+    });
+    // No hit: dropped; best passage already cited: dropped; same best passage as a kept one: once.
+    expect(kept).toEqual(["退款多久到账？", "发票怎么开？"]);
+    expect(asked).toHaveLength(5);
+    expect(await checkRelated(["x1", "x2", "x3", "x4"], new Set(), async (q) => ({ hits: [hit(q, "")] }))).toEqual(["x1", "x2", "x3"]);
   });
 });

@@ -31,11 +31,13 @@ export function migrationsDir(): string {
 }
 
 export async function listMigrations(dir = migrationsDir()) {
-  const entries = await readdir(dir, { withFileTypes: true });
+  // Read at run time from the checkout (next start, not a traced standalone bundle): without the
+  // ignore comment Turbopack cannot scope `dir` and traces the whole project into the build.
+  const entries = await readdir(/* turbopackIgnore: true */ dir, { withFileTypes: true });
   const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
   return Promise.all(
     names.map(async (name) => {
-      const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
+      const sql = await readFile(/* turbopackIgnore: true */ path.join(/* turbopackIgnore: true */ dir, name, "migration.sql"), "utf8");
       return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
     }),
   );

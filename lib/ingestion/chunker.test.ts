@@ -44,6 +44,10 @@ describe("chunkDocument", () => {
     expect(chunks[0]!.content.split("\n")).toHaveLength(2);
     const wide = chunkDocument(doc, { targetChars: 400, overlapChars: 0 });
     expect(wide.map((c) => [c.pageStart, c.pageEnd])).toEqual([[1, 2], [2, 3]]);
+    // A chunk spanning pages records where each page begins in its content.
+    const first = wide[0]!;
+    expect(first.pageMarks).toEqual([[0, 1], [first.content.indexOf("第3段"), 2]]);
+    expect(chunks[0]!.pageMarks).toBeUndefined();
   });
 
   it("splits a long Chinese paragraph at sentence ends with whole-sentence overlap", () => {

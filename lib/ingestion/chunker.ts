@@ -88,18 +88,45 @@ function blockPieces(b: Block, index: number, target: number): Piece[] {
   return pieces;
 }
 
-function joinPieces(pieces: Piece[]): string {
+function joinPieces(pieces: Piece[]): { text: string; starts: number[] } {
   let s = "";
+  // Where each piece starts in the joined text (before the final trim).
+  const starts: number[] = [];
   for (let i = 0; i < pieces.length; i++) {
     const p = pieces[i]!;
-    if (i === 0) s = p.text;
-    else if (p.block !== pieces[i - 1]!.block) s = `${s.trimEnd()}\n${p.text.trimStart()}`;
-    else {
+    if (i === 0) {
+      s = p.text;
+      starts.push(0);
+    } else if (p.block !== pieces[i - 1]!.block) {
+      s = `${s.trimEnd()}\n`;
+      const text = p.text.trimStart();
+      starts.push(s.length);
+      s += text;
+    } else {
       const needSpace = !/\s$/.test(s) && !/^\s/.test(p.text) && !(CJK.test(s[s.length - 1] ?? "") || CJK.test(p.text[0] ?? ""));
-      s += (needSpace ? " " : "") + p.text;
+      s += needSpace ? " " : "";
+      starts.push(s.length);
+      s += p.text;
     }
   }
-  return s.trim();
+  const lead = s.length - s.trimStart().length;
+  return { text: s.trim(), starts: starts.map((o) => Math.max(0, o - lead)) };
+}
+
+/**
+ * Where each page begins inside a chunk that spans pages: [offset, page] pairs, the first at 0.
+ * A reference then names the page holding the sentence it quotes, not the chunk's first page.
+ * Null for a chunk on one page (or none).
+ */
+function pageMarksOf(pieces: Piece[], starts: number[], length: number): Array<[number, number]> | null {
+  const marks: Array<[number, number]> = [];
+  pieces.forEach((p, i) => {
+    if (p.page === null) return;
+    const at = Math.min(starts[i]!, length);
+    if (marks.length === 0) marks.push([0, p.page]);
+    else if (marks[marks.length - 1]![1] !== p.page) marks.push([at, p.page]);
+  });
+  return marks.length > 1 ? marks : null;
 }
 
 /** Whole trailing sentences of `pieces` totalling ≤ overlap chars (none if the last is longer). */
@@ -127,14 +154,17 @@ export function chunkDocument(doc: ParsedDocument, options: Partial<ChunkOptions
   const emit = (pieces: Piece[], headingPath: string[]) => {
     // Parsers already clean their text; this guard keeps NUL & co. out of the database whatever
     // produced the blocks.
-    const content = stripInvalid(joinPieces(pieces)).trim();
+    const joined = joinPieces(pieces);
+    const content = stripInvalid(joined.text).trim();
     if (!content) return;
     const pages = pieces.map((p) => p.page).filter((p): p is number => p !== null);
+    const pageMarks = pageMarksOf(pieces, joined.starts, content.length);
     chunks.push({
       ordinal: chunks.length,
       content,
       pageStart: pages.length ? Math.min(...pages) : null,
       pageEnd: pages.length ? Math.max(...pages) : null,
+      ...(pageMarks ? { pageMarks } : {}),
       headingPath: stripInvalid(headingPath.join(HEADING_SEPARATOR)),
     });
   };

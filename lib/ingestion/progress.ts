@@ -9,7 +9,8 @@ import { clusterPublisher } from "./cluster-events";
 // instance-relay.ts), which deliver it to their own bus (deliverJobEvent); a late client, or
 // one whose instance lost the relay, gets the state from getJobSnapshot.
 
-export type JobStage = "queued" | "parsing" | "chunking" | "embedding" | "indexing" | "success" | "failed";
+export const JOB_STAGES = ["queued", "parsing", "chunking", "embedding", "indexing", "success", "failed"] as const;
+export type JobStage = (typeof JOB_STAGES)[number];
 
 export type JobEvent =
   | { type: "progress"; stage: JobStage; percent: number; message: string }

@@ -49,7 +49,9 @@ export async function seedSampleKnowledge(db: PrismaClient, opts: SeedOptions): 
   const src = opts.sourceDir ?? sampleDir();
   let names: string[] = [];
   try {
-    names = (await readdir(src)).filter((n) => !n.startsWith(".") && /\.(pdf|docx|md|txt|html?)$/i.test(n)).sort();
+    // Read at run time (like the migrations): the ignore comments keep Turbopack from tracing
+    // the whole project for a directory it cannot scope.
+    names = (await readdir(/* turbopackIgnore: true */ src)).filter((n) => !n.startsWith(".") && /\.(pdf|docx|md|txt|html?)$/i.test(n)).sort();
   } catch {
     names = [];
   }
@@ -72,7 +74,7 @@ export async function seedSampleKnowledge(db: PrismaClient, opts: SeedOptions): 
   if (!kbId) return null;
 
   for (const n of names) {
-    const data = await readFile(path.join(src, n));
+    const data = await readFile(/* turbopackIgnore: true */ path.join(/* turbopackIgnore: true */ src, n));
     const name = normalizeDisplayName(n);
     let storageKey: string | null = null;
     try {

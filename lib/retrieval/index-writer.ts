@@ -109,11 +109,11 @@ async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepa
     const batch = prepared.slice(start, start + CHUNK_BATCH);
     await tx.$executeRawUnsafe(
       `INSERT INTO chunks (id, knowledge_id, file_id, ordinal, content, page_start, page_end, heading_path,
-                           tokens, token_count, embedding, embedding_model)
+                           tokens, token_count, embedding, embedding_model, page_marks)
        SELECT u.id, $1, $2, u.ordinal, u.content, u.page_start, u.page_end, u.heading_path, u.tokens,
-              u.token_count, u.embedding::vector, CASE WHEN u.embedding IS NULL THEN NULL ELSE $12 END
-       FROM unnest($3::text[], $4::int[], $5::text[], $6::int[], $7::int[], $8::text[], $9::text[], $10::int[], $11::text[])
-            AS u(id, ordinal, content, page_start, page_end, heading_path, tokens, token_count, embedding)`,
+              u.token_count, u.embedding::vector, CASE WHEN u.embedding IS NULL THEN NULL ELSE $12 END, u.page_marks::jsonb
+       FROM unnest($3::text[], $4::int[], $5::text[], $6::int[], $7::int[], $8::text[], $9::text[], $10::int[], $11::text[], $13::text[])
+            AS u(id, ordinal, content, page_start, page_end, heading_path, tokens, token_count, embedding, page_marks)`,
       knowledgeId,
       fileId,
       batch.map((p) => p.id),
@@ -126,6 +126,7 @@ async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepa
       batch.map((p) => p.postings.tokenCount),
       batch.map((p) => p.vector),
       model,
+      batch.map((p) => (p.input.pageMarks ? JSON.stringify(p.input.pageMarks) : null)),
     );
   }
   let ids: string[] = [];

@@ -61,5 +61,7 @@ export interface ChunkInput {
   content: string;
   pageStart: number | null;
   pageEnd: number | null;
+  /** A chunk spanning pages: [offset in content, page] where each page begins (chunks.page_marks). */
+  pageMarks?: Array<[number, number]> | null;
   headingPath: string;
 }

@@ -35,6 +35,9 @@ describe("chat stream with an OpenAI-compatible model", () => {
 
   it("streams the model's deltas with thinking disabled, usage from the API and unknown markers removed", async () => {
     model.script({ kind: "stream", tokens: ["实施范围", "包括全部", "地级市", "[1]", "，另见", "[9]", "。"] });
+    // The related-questions request: one the KB answers elsewhere, one it cannot, one the answer
+    // already covers. Only the first is shown (each is checked against retrieval).
+    model.script({ kind: "stream", tokens: ["2023年智慧城市市场规模是多少？\n量子引力的弦论如何解释？\n政策要求的实施范围包括哪些？"] });
     const { events } = await readSse(await c.request("POST", url(), { message: "智慧城市政策的实施范围是什么？" }));
     expect(events.at(-1)!.event).toBe("done");
     expect(answerOf(events)).toBe("实施范围包括全部地级市[1]，另见。");
@@ -42,6 +45,7 @@ describe("chat stream with an OpenAI-compatible model", () => {
     const kinds = events.map((e) => e.event);
     expect(kinds.lastIndexOf("delta")).toBeLessThan(kinds.indexOf("related_questions"));
     expect(kinds.indexOf("related_questions")).toBeLessThan(kinds.indexOf("done"));
+    expect(events.find((e) => e.event === "related_questions")!.data).toEqual({ items: ["2023年智慧城市市场规模是多少？"] });
     const done = events.at(-1)!.data as { engine: string; usage: { total_tokens: number } };
     expect(done.engine).toBe("model");
     expect(done.usage.total_tokens).toBeGreaterThan(0);
