@@ -107,17 +107,52 @@ async function end(txId, commit) {
   return null;
 }
 
+/**
+ * Statements outside a transaction (and BEGINs) enter PGlite one at a time, with a turn of this
+ * thread's event loop between two. PGlite queues calls on a mutex that hands over through
+ * promise callbacks: every statement already handed to it ran back to back without this thread
+ * reading its messages, so a ping waited for the whole queue (health up to 2 s while indexing,
+ * bench:ingest --under-load). Statements of an open transaction bypass this queue (they are
+ * ordered per transaction by txOp): one waiting here for that transaction to end could
+ * otherwise never let it end.
+ */
+const outside = [];
+let outsideBusy = false;
+function enqueueOutside(fn) {
+  return new Promise((resolve, reject) => {
+    outside.push({ fn, resolve, reject });
+    pumpOutside();
+  });
+}
+function pumpOutside() {
+  if (outsideBusy || outside.length === 0) return;
+  outsideBusy = true;
+  const { fn, resolve, reject } = outside.shift();
+  let p;
+  try {
+    p = Promise.resolve(fn());
+  } catch (e) {
+    p = Promise.reject(e);
+  }
+  p.then(resolve, reject).finally(() =>
+    setImmediate(() => {
+      outsideBusy = false;
+      pumpOutside();
+    }),
+  );
+}
+
 function dispatch(msg) {
   if (closed) return Promise.reject(new Error("The PGlite worker is closed"));
   const opts = { rowMode: "array", parsers: raw };
   switch (msg.op) {
     case "query":
       if (msg.paramTypes) opts.paramTypes = msg.paramTypes;
-      return msg.txId ? txOp(msg.txId, (tx) => tx.query(msg.sql, msg.params, opts)) : cache.query(msg.sql, msg.params, opts);
+      return msg.txId ? txOp(msg.txId, (tx) => tx.query(msg.sql, msg.params, opts)) : enqueueOutside(() => cache.query(msg.sql, msg.params, opts));
     case "exec":
-      return msg.txId ? txOp(msg.txId, (tx) => tx.exec(msg.sql, opts)) : cache.exec(msg.sql, opts);
+      return msg.txId ? txOp(msg.txId, (tx) => tx.exec(msg.sql, opts)) : enqueueOutside(() => cache.exec(msg.sql, opts));
     case "begin":
-      return begin();
+      return enqueueOutside(begin);
     case "rollback":
       return txOp(msg.txId, (tx) => tx.rollback()).then(() => null);
     case "end":
