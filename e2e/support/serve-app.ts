@@ -14,3 +14,17 @@ await bootServer();
 // Connections stay open as long as on the production server (`npm start`), for `bench:chat`.
 const app = await startTestApp(path.resolve(process.cwd(), "app"), port, { keepAliveTimeoutMs: keepAliveTimeoutMs() });
 console.log(`listening ${app.baseUrl}`);
+
+// Bench aid (KA_EVENT_LOOP_LOG=ms): the main thread's event-loop delay (perf_hooks histogram,
+// 10 ms resolution) every interval on stderr, to tell main-thread blocking from DB queueing.
+const eldEvery = Number(process.env.KA_EVENT_LOOP_LOG ?? 0);
+if (eldEvery > 0) {
+  const { monitorEventLoopDelay } = await import("node:perf_hooks");
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  setInterval(() => {
+    const f = (n: number) => (n / 1e6).toFixed(0);
+    console.error(`[eld] p50 ${f(h.percentile(50))} p99 ${f(h.percentile(99))} max ${f(h.max)} ms`);
+    h.reset();
+  }, eldEvery).unref();
+}

@@ -31,6 +31,8 @@ interface DbHandle {
   prisma: PrismaClient;
   raw: RawDb;
   kind: "pglite" | "postgres";
+  /** A liveness round trip to the database (see pingDb). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -62,12 +64,13 @@ async function migrateThrough(client: PgliteQueryable): Promise<void> {
 }
 
 /** Prisma (through the adapter, which only calls query/exec/transaction) and RawDb over one client. */
-function pgliteHandle(client: PgliteQueryable, closeClient: () => Promise<void>, release: () => void): DbHandle {
+function pgliteHandle(client: PgliteQueryable, closeClient: () => Promise<void>, release: () => void, ping?: () => Promise<unknown>): DbHandle {
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(client as unknown as PGlite) });
   return {
     prisma,
     raw: rawDb((sql, params) => client.query(sql, params)),
     kind: "pglite",
+    ping: async () => void (await (ping ? ping() : client.query("SELECT 1"))),
     async close() {
       try {
         await prisma.$disconnect();
@@ -111,7 +114,7 @@ async function openPgliteWorker(dir: string, release: () => void): Promise<DbHan
     await client.close().catch(() => {});
     throw e;
   }
-  return pgliteHandle(client, () => client.close(), release);
+  return pgliteHandle(client, () => client.close(), release, () => client.ping());
 }
 
 /**
@@ -164,6 +167,7 @@ async function openPostgres(url: string, poolMax: number, prismaPoolMax: number)
       return { rows: r.rows, affectedRows: r.rowCount ?? 0 };
     }),
     kind: "postgres",
+    ping: async () => void (await pool.query("SELECT 1")),
     close: async () => {
       await prisma.$disconnect();
       await pool.end();
@@ -219,6 +223,28 @@ export async function getDb(): Promise<Db> {
 /** The raw SQL runner of the same database (see RawDb). */
 export async function getRawDb(): Promise<RawDb> {
   return (await handle()).raw;
+}
+
+/**
+ * Liveness of the database for GET /api/health. A PostgreSQL server: `SELECT 1` on the raw pool.
+ * Embedded PGlite in its worker thread: the thread's answer to a ping, which does not queue
+ * behind other statements or an open indexing batch (one connection: a `SELECT 1` there waited
+ * for every statement sent before it, and health took seconds while a large file indexed). In
+ * process (PGLITE_WORKER=off): `SELECT 1`. Rejects after `timeoutMs`.
+ */
+export async function pingDb(timeoutMs: number): Promise<void> {
+  const h = await handle();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      h.ping(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function getDbKind(): Promise<"pglite" | "postgres"> {

@@ -39,7 +39,8 @@ type Request =
   | { op: "begin" }
   | { op: "rollback"; txId: number }
   | { op: "end"; txId: number; commit: boolean }
-  | { op: "close" };
+  | { op: "close" }
+  | { op: "ping" };
 
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: SerializedError };
 type Ready = { ready: true; arrayTypes: [number, number][] } | { ready: false; error: SerializedError };
@@ -281,6 +282,12 @@ export class PGliteWorkerClient {
     await this.simple({ op: "end", txId, commit: true });
     return result;
   };
+
+  /**
+   * Resolves when the worker thread answers: between two statements, without waiting for the
+   * statements queued before it or for an open transaction (health checks; see the worker).
+   */
+  ping = (): Promise<{ openTransactions: number }> => this.simple({ op: "ping" });
 
   /** Closes PGlite in the worker (data persisted), then stops the worker. */
   async close(): Promise<void> {

@@ -10,6 +10,7 @@
 //                  { id, op: "exec", sql, txId? }
 //                  { id, op: "begin" } → txId        { id, op: "rollback", txId }
 //                  { id, op: "end", txId, commit }   { id, op: "close" }
+//                  { id, op: "ping" } → { openTransactions } (answered at once, see below)
 //   worker → main  { id, ok: true, result } | { id, ok: false, error }
 //   once at start  { ready: true, arrayTypes: [[typarray, elementOid], …] } | { ready: false, error }
 // Results carry raw text values (identity parsers for every type) plus the fields' dataTypeIDs;
@@ -106,17 +107,52 @@ async function end(txId, commit) {
   return null;
 }
 
+/**
+ * Statements outside a transaction (and BEGINs) enter PGlite one at a time, with a turn of this
+ * thread's event loop between two. PGlite queues calls on a mutex that hands over through
+ * promise callbacks: every statement already handed to it ran back to back without this thread
+ * reading its messages, so a ping waited for the whole queue (health up to 2 s while indexing,
+ * bench:ingest --under-load). Statements of an open transaction bypass this queue (they are
+ * ordered per transaction by txOp): one waiting here for that transaction to end could
+ * otherwise never let it end.
+ */
+const outside = [];
+let outsideBusy = false;
+function enqueueOutside(fn) {
+  return new Promise((resolve, reject) => {
+    outside.push({ fn, resolve, reject });
+    pumpOutside();
+  });
+}
+function pumpOutside() {
+  if (outsideBusy || outside.length === 0) return;
+  outsideBusy = true;
+  const { fn, resolve, reject } = outside.shift();
+  let p;
+  try {
+    p = Promise.resolve(fn());
+  } catch (e) {
+    p = Promise.reject(e);
+  }
+  p.then(resolve, reject).finally(() =>
+    setImmediate(() => {
+      outsideBusy = false;
+      pumpOutside();
+    }),
+  );
+}
+
 function dispatch(msg) {
   if (closed) return Promise.reject(new Error("The PGlite worker is closed"));
   const opts = { rowMode: "array", parsers: raw };
   switch (msg.op) {
     case "query":
       if (msg.paramTypes) opts.paramTypes = msg.paramTypes;
-      return msg.txId ? txOp(msg.txId, (tx) => tx.query(msg.sql, msg.params, opts)) : cache.query(msg.sql, msg.params, opts);
+      return msg.txId ? txOp(msg.txId, (tx) => tx.query(msg.sql, msg.params, opts)) : enqueueOutside(() => cache.query(msg.sql, msg.params, opts));
     case "exec":
-      return msg.txId ? txOp(msg.txId, (tx) => tx.exec(msg.sql, opts)) : cache.exec(msg.sql, opts);
+      return msg.txId ? txOp(msg.txId, (tx) => tx.exec(msg.sql, opts)) : enqueueOutside(() => cache.exec(msg.sql, opts));
     case "begin":
-      return begin();
+      return enqueueOutside(begin);
     case "rollback":
       return txOp(msg.txId, (tx) => tx.rollback()).then(() => null);
     case "end":
@@ -130,8 +166,50 @@ function dispatch(msg) {
   }
 }
 
+// Bench aid (KA_PGLITE_PROFILE=ms): every interval on stderr, how busy this thread was (event
+// loop utilisation: 1.0 = the database ran without a pause) and the statements that took the
+// most wall time (lock waits included), to see where a probe or an indexing batch waits.
+const profileEvery = Number(process.env.KA_PGLITE_PROFILE ?? 0);
+/** @type {Map<string, { n: number, ms: number, max: number }> | null} */
+const profile = profileEvery > 0 ? new Map() : null;
+if (profile) {
+  let elu = performance.eventLoopUtilization();
+  setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const u = performance.eventLoopUtilization(now, elu).utilization;
+    elu = now;
+    const top = [...profile.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 5);
+    const fmt = ([k, v]) => `${v.n}x ${Math.round(v.ms)}ms (max ${Math.round(v.max)}) ${k}`;
+    console.error(`[pglite] busy ${(u * 100).toFixed(0)}% | ${top.map(fmt).join(" | ")}`);
+    profile.clear();
+  }, profileEvery).unref();
+}
+function profiled(msg, p) {
+  if (!profile) return p;
+  const t0 = performance.now();
+  const key = `${msg.op}${msg.txId ? "(tx)" : ""} ${(msg.sql ?? "").replace(/\s+/g, " ").trim().slice(0, 50)}`;
+  const done = () => {
+    const ms = performance.now() - t0;
+    const e = profile.get(key) ?? { n: 0, ms: 0, max: 0 };
+    e.n++;
+    e.ms += ms;
+    e.max = Math.max(e.max, ms);
+    profile.set(key, e);
+  };
+  p.then(done, done);
+  return p;
+}
+
 port.on("message", (msg) => {
-  dispatch(msg).then(
+  // Liveness (GET /api/health): answered by this thread at once, not queued behind statements
+  // or a transaction holding PGlite's lock. It waits only for the statement running right now,
+  // which is what "the database thread is alive and making progress" means.
+  if (msg.op === "ping") {
+    if (closed) port.postMessage({ id: msg.id, ok: false, error: serializeError(new Error("The PGlite worker is closed")) });
+    else port.postMessage({ id: msg.id, ok: true, result: { openTransactions: txs.size } });
+    return;
+  }
+  profiled(msg, dispatch(msg)).then(
     (result) => {
       port.postMessage({ id: msg.id, ok: true, result });
       // After a statement outside a transaction or a commit: WAL may have grown past the mark.

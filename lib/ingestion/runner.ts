@@ -37,6 +37,13 @@ const DEFAULT_POLL_MS = 2_000;
 const DEFAULT_STALE_MS = 5 * 60_000;
 const HEARTBEAT_MS = 30_000;
 const PROGRESS_WRITE_MS = 400;
+/**
+ * A stage change's transaction (job + file row). Prisma's default maxWait (2 s) is shorter than
+ * the wait for the single embedded connection while a large file indexes beside chat traffic:
+ * small files then failed with "Unable to start a transaction in the given time" (bench:ingest
+ * --under-load, load 17). The transaction itself is two updates.
+ */
+const STAGE_TX = { maxWait: 60_000, timeout: 60_000 };
 /** Inputs per embedTexts call (it batches further itself); progress is reported between calls. */
 const EMBED_GROUP = 50;
 
@@ -354,7 +361,7 @@ export class IngestionRunner {
         if (res.count === 0) return false;
         await tx.knowledgeFile.updateMany({ where: { id: fileId }, data: { status: stage } });
         return true;
-      });
+      }, STAGE_TX);
       if (!moved) throw new Cancelled("lost-lock");
       emitJobEvent(fileId, event);
       await this.opts.onStage?.(stage, fileId);
@@ -460,7 +467,7 @@ export class IngestionRunner {
           },
         });
         return true;
-      });
+      }, STAGE_TX);
       if (!finished) throw new Cancelled("lost-lock");
       emitJobEvent(fileId, { type: "done", status: "success", chunk_count: written, page_count: doc.pageCount, embedding_status: emb.status, message });
 

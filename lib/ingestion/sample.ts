@@ -10,6 +10,7 @@ import { normalizeDisplayName } from "./file-name";
 import { kickRunner } from "./runner";
 import { sniffBuffer } from "./sniff";
 import { getStorage } from "./storage";
+import { sampleMarkerPath } from "./sample-marker";
 import { recordFile } from "./upload";
 
 // The first-start sample KB: real documents from prisma/sample (a Chinese product handbook as
@@ -30,9 +31,7 @@ export function sampleDir(): string {
   return path.join(process.cwd(), "prisma", "sample");
 }
 
-function markerPath(dataDir: string): string {
-  return path.join(path.resolve(dataDir), "sample-seeded.json");
-}
+const markerPath = sampleMarkerPath;
 
 export interface SeedOptions {
   ownerId: string;

@@ -169,6 +169,28 @@ describe("PGlite worker facade", () => {
     expect(events).toEqual(["tx: last statement", "outside"]);
   });
 
+  it("answers a ping (health) while a transaction holds the database and statements queue behind it", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const begun = new Promise<void>((r) => (started = r));
+    const txDone = worker.transaction(async (tx) => {
+      await tx.query(`UPDATE t SET f = 99 WHERE id = 'a'`);
+      started();
+      await held;
+    });
+    await begun;
+    let queuedDone = false;
+    const queued = worker.query(`SELECT 1`).then(() => (queuedDone = true));
+    // The ping comes back while the transaction is open and the SELECT still waits for it.
+    expect(await worker.ping()).toEqual({ openTransactions: 1 });
+    expect(queuedDone).toBe(false);
+    release();
+    await txDone;
+    await queued;
+    expect(await worker.ping()).toEqual({ openTransactions: 0 });
+  });
+
   it("keeps statements prepared in the worker (named statements in pg_prepared_statements)", async () => {
     const sql = `SELECT count(*)::int AS c FROM t WHERE n >= $1`;
     for (let i = 0; i < 3; i++) await worker.query(sql, [1]);
@@ -190,6 +212,7 @@ describe("PGlite worker lifecycle", () => {
     expect(await settled).toMatch(/PGlite worker exited unexpectedly/);
     await expect(client.query(`SELECT 1`)).rejects.toThrow(/PGlite worker exited unexpectedly/);
     await expect(client.transaction(async () => {})).rejects.toThrow(/PGlite worker exited unexpectedly/);
+    await expect(client.ping()).rejects.toThrow(/PGlite worker exited unexpectedly/);
     await client.close(); // does not hang or throw on a dead worker
   });
 
