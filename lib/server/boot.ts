@@ -9,6 +9,7 @@ import { sweepOrphanOriginals } from "@/lib/ingestion/orphan-sweep";
 import { seedSampleKnowledge } from "@/lib/ingestion/sample";
 import { kickRunner, startIngestionRunner, stopIngestionRunner } from "@/lib/ingestion/runner";
 import { cleanupTempFiles, closeStorage, getStorage } from "@/lib/ingestion/storage";
+import { startEvaluationRunner, stopEvaluationRunner } from "@/lib/retrieval/evaluation/runner";
 import { closeRetrievalRuntime, getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import { loadTokenizer } from "@/lib/retrieval/text/tokenize";
 import { randomUUID } from "node:crypto";
@@ -64,6 +65,9 @@ async function boot(): Promise<void> {
       if (env.SEED_SAMPLE) await seedSampleKnowledge(db, { ownerId: owner.id });
     }
     await startIngestionRunner({ db, workerId, liveness: relay ? { name: livenessName } : undefined });
+    // KB evaluation runs (issue 21): a dead process's running ones are marked failed, queued ones run.
+    const interrupted = await startEvaluationRunner({ embedded: !env.DATABASE_URL });
+    if (interrupted > 0) console.log(`[knowledge-assistant] ${interrupted} evaluation run(s) interrupted by the last stop marked failed`);
     // In the background: listing a large bucket must not delay serving.
     void sweepOrphanOriginals(db, storage, { olderThanMs: env.STORAGE_ORPHAN_GRACE_S * 1000 }).catch((e) =>
       console.error(`[storage] orphan sweep failed: ${(e as Error).message}`),
@@ -84,6 +88,7 @@ async function boot(): Promise<void> {
     stopping = true;
     console.log(`[knowledge-assistant] ${signal}: shutting down (chat streams get ${graceMs} ms)`);
     try {
+      stopEvaluationRunner();
       const [, turns] = await Promise.all([stopIngestionRunner(0), drainChatTurns(graceMs)]);
       if (turns.aborted) console.log(`[knowledge-assistant] ${turns.aborted} chat stream(s) cut at shutdown (saved as aborted)`);
       await relay?.close();
