@@ -18,7 +18,7 @@ export const GET = apiRoute<P>(async (request, ctx) => {
 });
 
 // The page's editor saves the whole set.
-export const PUT = apiRoute<P>(async (request, ctx) => {
+export const PATCH = apiRoute<P>(async (request, ctx) => {
   const { kb_id, set_id } = await evaluationScope(request, await ctx.params, evalSetParams);
   const input = await parseJsonBody(request, body, 2 * MAX_SET_BYTES);
   return ok(await updateSet(kb_id, set_id, input.name, input.questions));
