@@ -1,8 +1,11 @@
 // The KB evaluation over HTTP (issue 21): question sets uploaded as CSV/JSONL (malformed rows
 // reported by line, the rest kept), runs as background jobs through the chat's retrieve(),
-// metrics against a hand-checked tiny set, progress, cancel, restart, export, access, bounds.
+// metrics against a hand-checked tiny set, progress, cancel, restart, export, access, bounds;
+// "generate questions from this KB" with the local test model (a chat model is configured, so
+// the runs also carry translate: true, which English questions on English files never use).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getRawDb } from "@/lib/db/client";
+import { startFakeOpenAI, type FakeOpenAI } from "@/e2e/support/fake-openai-server";
+import { getDb, getRawDb } from "@/lib/db/client";
 import { evaluationRunnerIdle, setEvaluationTestHook, startEvaluationRunner } from "@/lib/retrieval/evaluation/runner";
 import { seedIndexedFile } from "../../support/seed";
 import { Client, startIntegrationApp } from "../../support/test-env";
@@ -17,15 +20,23 @@ const PAGES = [
   "Shipment 123406 was dispatched from the Hamburg warehouse on 6 March by truck, carrier NordTrans.",
   "Delays: two shipments were held at customs for inspection; the carriers were notified.",
 ];
+const GEN_PASSAGES = [
+  "Shipment 123405 was dispatched from the Rotterdam warehouse on 4 March by rail, carrier Baltic Freight, with 40 pallets.",
+  "Shipment 123406 was dispatched from the Hamburg warehouse on 6 March by truck, carrier NordTrans, with 12 pallets.",
+  "Delays: two shipments were held at customs for inspection; the carriers were notified by e-mail the same day.",
+  "short",
+];
 const NOTES = ["Rotterdam port notes: the Rotterdam warehouse handles rail freight for Baltic routes."];
 
 describe("KB evaluation runs", () => {
   let app: App;
+  let fake: FakeOpenAI;
   let owner: Client;
   let editor: Client;
   let viewer: Client;
   let stranger: Client;
   let kb: string;
+  let genKb: string;
   const base = () => `/v1/knowledges/${kb}/evaluation`;
 
   const waitRun = async (c: Client, id: string, until: (r: Run) => boolean): Promise<Run> => {
@@ -39,7 +50,8 @@ describe("KB evaluation runs", () => {
   const results = async (id: string, extra = "") => (await owner.json<{ items: Result[]; total: number }>("GET", `${base()}/runs/${id}/results?page_size=200${extra}`)).data;
 
   beforeAll(async () => {
-    app = await startIntegrationApp({ AUTH_MODE: "password" });
+    fake = await startFakeOpenAI();
+    app = await startIntegrationApp({ AUTH_MODE: "password", AI_CHAT_MODEL: "qwen-test", AI_CHAT_BASE_URL: fake.baseUrl, AI_CHAT_API_KEY: "k" });
     [owner, editor, viewer, stranger] = [0, 1, 2, 3].map(() => new Client(app.baseUrl)) as [Client, Client, Client, Client];
     await owner.json("POST", "/v1/auth/sign-up", { email: "own@ev.test", password: "password-o" });
     await editor.json("POST", "/v1/auth/sign-up", { email: "edit@ev.test", password: "password-e" });
@@ -50,11 +62,15 @@ describe("KB evaluation runs", () => {
     await owner.json("POST", `/v1/knowledges/${kb}/members`, { email: "view@ev.test", role: "viewer" });
     await seedIndexedFile(kb, "shipments.pdf", PAGES.map((content, i) => ({ content, pageStart: i + 1 })));
     await seedIndexedFile(kb, "notes.md", NOTES.map((content) => ({ content })));
+    genKb = (await owner.json<{ id: string }>("POST", "/v1/knowledges", { name: "gen" })).data.id;
+    await owner.json("POST", `/v1/knowledges/${genKb}/members`, { email: "view@ev.test", role: "viewer" });
+    await seedIndexedFile(genKb, "shipments.pdf", GEN_PASSAGES.map((content, i) => ({ content, pageStart: i + 1 })));
   });
   afterAll(async () => {
     setEvaluationTestHook(undefined);
     await evaluationRunnerIdle();
     await app.close();
+    await fake.close();
   });
 
   it("computes the metrics of a hand-checked tiny set with the chat's retrieval and min_score", async () => {
@@ -253,5 +269,45 @@ describe("KB evaluation runs", () => {
     expect(over.code).toBe("QUESTION_SET_TOO_LARGE");
     const huge = await owner.json("POST", `${base()}/sets`, { name: "huge", format: "jsonl", content: "x".repeat(8 * 1024 * 1024 + 1) });
     expect(huge.code).toBe("QUESTION_SET_TOO_LARGE");
+  });
+  it("drafts one question per sampled passage, each linked to its passage", async () => {
+    expect((await owner.json<{ can_generate: boolean }>("GET", `/v1/knowledges/${genKb}/evaluation`)).data.can_generate).toBe(true);
+    const before = await (await getDb()).evaluationSet.count();
+    const r = await owner.json<{ questions: Array<{ question: string; chunk_id: string; expected_file: string; expected_page: number; expected_text: string; passage: string }> }>(
+      "POST",
+      `/v1/knowledges/${genKb}/evaluation/sets/generate`,
+      { count: 5 },
+    );
+    expect(r.code).toBe(0);
+    // The 5-character passage is too short to ask about: three drafts.
+    expect(r.data.questions).toHaveLength(3);
+    const chunks = await (await getDb()).chunk.findMany({ where: { knowledgeId: genKb } });
+    for (const q of r.data.questions) {
+      const c = chunks.find((x) => x.id === q.chunk_id)!;
+      expect(c).toBeDefined();
+      expect(q).toMatchObject({ expected_file: "shipments.pdf", expected_page: c.pageStart, passage: c.content });
+      expect(c.content.startsWith(q.expected_text)).toBe(true);
+      // The test model builds its question from the passage it was given.
+      expect(q.question).toBe(`What does the document say about "${c.content.split(/\s+/).slice(0, 6).join(" ")}"?`);
+    }
+    const writerCalls = fake.requests.filter((x) => x.endpoint === "chat" && JSON.stringify(x.body.messages).includes("You write evaluation questions"));
+    expect(writerCalls).toHaveLength(3);
+    // Nothing is stored until the owner saves the draft.
+    expect(await (await getDb()).evaluationSet.count()).toBe(before);
+    const saved = await owner.json<{ question_count: number }>("POST", `/v1/knowledges/${genKb}/evaluation/sets`, {
+      name: "drafted",
+      questions: r.data.questions.map(({ passage: _p, ...q }) => q),
+    });
+    expect(saved.data.question_count).toBe(3);
+  });
+
+  it("is for owners and editors only, and bounded", async () => {
+    expect((await viewer.json("POST", `/v1/knowledges/${genKb}/evaluation/sets/generate`, { count: 2 })).code).toBe("FORBIDDEN");
+    expect((await owner.json("POST", `/v1/knowledges/${genKb}/evaluation/sets/generate`, { count: 500 })).code).toBe("INVALID_PARAMS");
+  });
+
+  it("says the model failed when it does", async () => {
+    fake.script({ kind: "fail", status: 500 });
+    expect((await owner.json("POST", `/v1/knowledges/${genKb}/evaluation/sets/generate`, { count: 1 })).code).toBe("MODEL_UNAVAILABLE");
   });
 });
