@@ -128,7 +128,7 @@ export function EvaluationPanel({ kbId }: { kbId: string }) {
         {runs.length ? (
           <>
             <p className="text-xs text-slate-600">{t("eval.compareHint")}</p>
-            <div className="overflow-x-auto">
+            <div className={cx("overflow-x-auto", focusRing)} tabIndex={0} role="region" aria-labelledby="eval-runs-title">
               <table className="w-full text-left text-sm" data-testid="eval-runs">
                 <thead className="text-xs text-slate-600">
                   <tr>

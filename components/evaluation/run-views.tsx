@@ -8,6 +8,7 @@ import { useT } from "@/components/i18n/locale-store";
 import type { MessageKey } from "@/components/i18n/dictionary";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { ProgressBar } from "@/components/ui/progress-bar";
+import { focusRing } from "@/components/ui/button";
 import { cx } from "@/components/ui/cx";
 
 export const pct = (x: number | null | undefined) => (typeof x === "number" && Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "—");
@@ -121,7 +122,8 @@ export function ResultsTable({ rows }: { rows: EvalResultRow[] }) {
   const t = useT();
   if (!rows.length) return <p className="px-1 py-3 text-sm text-slate-600">{t("eval.results.empty")}</p>;
   return (
-    <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white">
+    // Focusable so a keyboard user can scroll the wide table (axe scrollable-region-focusable).
+    <div className={cx("overflow-x-auto rounded-xl border border-slate-200 bg-white", focusRing)} tabIndex={0} role="region" aria-label={t("eval.col.question")}>
       <table className="w-full text-left text-sm" data-testid="eval-results">
         <thead className="bg-slate-50 text-xs text-slate-600">
           <tr>

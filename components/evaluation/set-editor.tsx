@@ -40,7 +40,7 @@ export function SetEditor({
         {t("eval.editor.name")}
         <input data-testid="eval-editor-name" value={name} maxLength={120} onChange={(e) => setName(e.target.value)} className={cx(input, "h-9")} />
       </label>
-      <div className="overflow-x-auto">
+      <div className={cx("overflow-x-auto", focusRing)} tabIndex={0} role="region" aria-label={t("eval.editor.title")}>
         <table className="w-full min-w-[48rem] text-left text-sm">
           <thead className="text-xs text-slate-600">
             <tr>
