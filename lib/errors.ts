@@ -42,6 +42,11 @@ export const ERROR_CODES = [
   "PROVIDER_UNAVAILABLE",
   "EXTERNAL_SOURCE_NOT_FOUND",
   "LISTING_UNSUPPORTED",
+  // KB evaluation (issue 21)
+  "EVALUATION_SET_NOT_FOUND",
+  "EVALUATION_RUN_NOT_FOUND",
+  "QUESTION_SET_INVALID",
+  "QUESTION_SET_TOO_LARGE",
   "INTERNAL_ERROR",
 ] as const;
 
@@ -86,6 +91,10 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   PROVIDER_UNAVAILABLE: "The external knowledge provider is unavailable.",
   EXTERNAL_SOURCE_NOT_FOUND: "The external source or document was not found.",
   LISTING_UNSUPPORTED: "This provider cannot list its documents.",
+  EVALUATION_SET_NOT_FOUND: "Question set not found.",
+  EVALUATION_RUN_NOT_FOUND: "Evaluation run not found.",
+  QUESTION_SET_INVALID: "The question set has no usable question.",
+  QUESTION_SET_TOO_LARGE: "The question set is too large.",
   INTERNAL_ERROR: "Something went wrong on our side.",
 };
 

@@ -19,6 +19,11 @@ import type {
   Page,
   RetrievalTestResult,
   StoredMessage,
+  EvalOverview,
+  EvalQuestion,
+  EvalResultRow,
+  EvalRun,
+  EvalSetDetail,
 } from "./types";
 
 export const queryKeys = {
@@ -263,4 +268,75 @@ export function unbindExternalRef(kbId: string, conversationId: string, ref: Ext
 
 export function openExternalSource(provider: string, sourceId: string) {
   return api<{ url: string }>(`/v1/external-sources/${encodeURIComponent(provider)}/open?source_id=${encodeURIComponent(sourceId)}`);
+}
+
+// KB evaluation (issue 21): sets, runs (polled while one is queued or running), results.
+const evalKey = (kbId: string) => ["evaluation", kbId] as const;
+const isActive = (r: EvalRun) => r.status === "queued" || r.status === "running";
+
+export function useEvaluation(kbId: string) {
+  return useQuery({
+    queryKey: evalKey(kbId),
+    queryFn: ({ signal }) => api<EvalOverview>(kbPath(kbId, "/evaluation"), { signal }),
+    // Progress of a background run: re-read every second while one is active.
+    refetchInterval: (q) => (q.state.data?.runs.some(isActive) ? 1000 : false),
+  });
+}
+
+export function useEvaluationSet(kbId: string, setId: string | null) {
+  return useQuery({
+    queryKey: [...evalKey(kbId), "set", setId] as const,
+    queryFn: ({ signal }) => api<EvalSetDetail>(kbPath(kbId, `/evaluation/sets/${encodeURIComponent(setId!)}`), { signal }),
+    enabled: !!setId,
+  });
+}
+
+export function useEvaluationResults(kbId: string, run: EvalRun | null, page: number, filter: string) {
+  return useQuery({
+    queryKey: [...evalKey(kbId), "results", run?.id, run?.done, page, filter] as const,
+    queryFn: ({ signal }) =>
+      api<Page<EvalResultRow>>(kbPath(kbId, `/evaluation/runs/${encodeURIComponent(run!.id)}/results?page=${page}&page_size=50&filter=${filter}`), { signal }),
+    enabled: !!run,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useEvaluationMutations(kbId: string) {
+  const qc = useQueryClient();
+  const refresh = () => void qc.invalidateQueries({ queryKey: evalKey(kbId) });
+  const base = kbPath(kbId, "/evaluation");
+  return {
+    upload: useMutation({
+      mutationFn: (input: { name: string; format: "csv" | "jsonl"; content: string }) => api<EvalSetDetail>(`${base}/sets`, { method: "POST", body: input }),
+      onSuccess: refresh,
+    }),
+    create: useMutation({
+      mutationFn: (input: { name: string; questions: EvalQuestion[] }) => api<EvalSetDetail>(`${base}/sets`, { method: "POST", body: input }),
+      onSuccess: refresh,
+    }),
+    update: useMutation({
+      mutationFn: (input: { id: string; name: string; questions: EvalQuestion[] }) =>
+        api<EvalSetDetail>(`${base}/sets/${encodeURIComponent(input.id)}`, { method: "PATCH", body: { name: input.name, questions: input.questions } }),
+      onSuccess: refresh,
+    }),
+    removeSet: useMutation({
+      mutationFn: (id: string) => api(`${base}/sets/${encodeURIComponent(id)}`, { method: "DELETE" }),
+      onSuccess: refresh,
+    }),
+    generate: useMutation({
+      mutationFn: (count: number) => api<{ questions: EvalQuestion[] }>(`${base}/sets/generate`, { method: "POST", body: { count } }),
+    }),
+    run: useMutation({
+      mutationFn: (input: { set_id: string; min_score: number }) => api<EvalRun>(`${base}/runs`, { method: "POST", body: input }),
+      onSuccess: refresh,
+    }),
+    cancel: useMutation({
+      mutationFn: (id: string) => api<EvalRun>(`${base}/runs/${encodeURIComponent(id)}/cancel`, { method: "POST" }),
+      onSuccess: refresh,
+    }),
+    removeRun: useMutation({
+      mutationFn: (id: string) => api(`${base}/runs/${encodeURIComponent(id)}`, { method: "DELETE" }),
+      onSuccess: refresh,
+    }),
+  };
 }

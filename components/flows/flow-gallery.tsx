@@ -11,6 +11,8 @@ import { DocumentBody } from "@/components/viewer/document-viewer";
 import { TextPdfPage } from "@/components/viewer/pdf-page-seam";
 import { graphOverview, GRAPH_ENTITIES, GRAPH_HOOD, GRAPH_RELATION } from "@/components/graph/graph-fixtures";
 import { GraphView, type GraphSelection } from "@/components/graph/graph-view";
+import { EVAL_RESULTS, EVAL_RUN_DONE, EVAL_RUN_FAILED, EVAL_RUN_RUNNING, EVAL_RUN_STRICT } from "@/components/evaluation/evaluation-fixtures";
+import { MetricCards, ResultsTable, RunCharts, RunCompare, RunProgress, RunSettingsLine, RunStatusBadge } from "@/components/evaluation/run-views";
 import { FileListView } from "@/components/workspace/file-list-view";
 import { LanguageSwitch } from "@/components/workspace/language-switch";
 import { DocumentListing } from "@/components/knowledge/document-listing";
@@ -319,6 +321,27 @@ export function FlowGallery() {
         </FlowCard>
         <FlowCard id="graph-disabled" title="Graph: turned off for this knowledge base">
           <GraphFixture status="disabled" />
+        </FlowCard>
+        <FlowCard id="evaluation-results" title="Evaluation: a finished run — metrics, charts, per-question table" wide>
+          <div className="flex h-full flex-col gap-3 overflow-y-auto p-4">
+            <div className="flex items-center gap-2"><RunStatusBadge run={EVAL_RUN_DONE} /><RunSettingsLine run={EVAL_RUN_DONE} /></div>
+            <MetricCards metrics={EVAL_RUN_DONE.metrics!} />
+            <RunCharts metrics={EVAL_RUN_DONE.metrics!} />
+            <ResultsTable rows={EVAL_RESULTS} />
+          </div>
+        </FlowCard>
+        <FlowCard id="evaluation-compare" title="Evaluation: two runs side by side (min_score 0.5 vs 0.9)" wide>
+          <div className="h-full overflow-y-auto p-4"><RunCompare a={EVAL_RUN_DONE} b={EVAL_RUN_STRICT} /></div>
+        </FlowCard>
+        <FlowCard id="evaluation-running" title="Evaluation: a run in progress (cancel offered in the run list)">
+          <div className="flex flex-col gap-2 p-4"><RunStatusBadge run={EVAL_RUN_RUNNING} /><RunProgress run={EVAL_RUN_RUNNING} /></div>
+        </FlowCard>
+        <FlowCard id="evaluation-failed" title="Evaluation: a run interrupted by a restart (marked failed)">
+          <div className="flex flex-col gap-2 p-4">
+            <RunStatusBadge run={EVAL_RUN_FAILED} />
+            <RunProgress run={EVAL_RUN_FAILED} />
+            <p role="alert" className="rounded-lg bg-rose-50 px-3 py-2 text-sm text-rose-800">{EVAL_RUN_FAILED.error_message}</p>
+          </div>
         </FlowCard>
       </main>
     </div>

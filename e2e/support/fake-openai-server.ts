@@ -139,6 +139,17 @@ export function fakeGroundedReply(messages: Msg[]): string {
   return "当前知识库未检索到足够依据。";
 }
 
+/**
+ * The KB evaluation's question writer (lib/retrieval/evaluation/generate.ts): a question built
+ * from the passage's opening words, so a test can tell which passage it was drafted from.
+ */
+export function fakeDraftQuestion(messages: Msg[]): string | null {
+  if (!messages.some((m) => m.role === "system" && textOf(m).startsWith("You write evaluation questions"))) return null;
+  const passage = textOf([...messages].reverse().find((m) => m.role === "user") ?? {}).replace(/^Passage:\s*/, "");
+  const words = passage.split(/\s+/).filter(Boolean).slice(0, 6).join(" ");
+  return CJK.test(words) ? `关于“${Array.from(passage.trim()).slice(0, 12).join("")}”，资料怎么说？` : `What does the document say about "${words}"?`;
+}
+
 type ToolMsg = Msg & { tool_calls?: Array<{ function?: { name?: string } }> };
 
 /** The JSON a tool message carries (the app fences it between markers). */
@@ -380,7 +391,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       if (body?.stream_options?.include_usage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
       return void res.end("data: [DONE]\n\n");
     }
-    const tokens = ("tokens" in scenario ? scenario.tokens : undefined) ?? tokenize(fakeGroundedReply(messages));
+    const tokens = ("tokens" in scenario ? scenario.tokens : undefined) ?? tokenize(fakeDraftQuestion(messages) ?? fakeGroundedReply(messages));
     const finishReason = scenario.kind === "stream" ? (scenario.finishReason ?? "stop") : "stop";
     const promptTokens = messages.reduce((n, m) => n + Math.ceil(textOf(m).length / 4), 0);
     const usage = { prompt_tokens: promptTokens, completion_tokens: tokens.length, total_tokens: promptTokens + tokens.length };

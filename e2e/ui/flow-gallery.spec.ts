@@ -38,6 +38,10 @@ const STATES = [
   "graph-building",
   "graph-failed",
   "graph-disabled",
+  "evaluation-results",
+  "evaluation-compare",
+  "evaluation-running",
+  "evaluation-failed",
 ];
 
 test.describe("flow gallery", () => {

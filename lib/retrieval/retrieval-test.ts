@@ -64,6 +64,24 @@ export interface RetrievalTestResult {
 }
 
 export const DEFAULT_TEST_TOP_K = 8;
+
+/**
+ * Whether grounded chat would answer at `minScore`, from hits retrieved at min_score 0: it
+ * answers iff the best hit's reported (capped) score reaches min_score, as the core's filter
+ * does. The retrieval test page and the KB evaluation (evaluation/runner.ts) both use this.
+ */
+export function groundedVerdict(
+  hits: { score: number; scores: Pick<HitScores, "relevance"> | null }[],
+  a: Pick<AnswerabilityDiagnostics, "tau" | "ceiling" | "cap"> | undefined | null,
+  minScore: number,
+): GroundedVerdict {
+  const best = hits[0]?.score ?? 0;
+  if (!hits.length) return { answer: false, reason: "no_match" };
+  if (best >= minScore) return { answer: true, reason: "ok" };
+  // The answerability ceiling (not the hit's own relevance) is what held the best score below min_score.
+  if (a && a.tau !== null && a.ceiling < minScore && (hits[0]!.scores?.relevance ?? 0) >= minScore) return { answer: false, reason: "answerability", cap: a.cap };
+  return { answer: false, reason: "below_min_score", best };
+}
 /** Quotes shown in full up to this length (chunks are ~650 characters by default). */
 const MAX_QUOTE_CHARS = 2000;
 
@@ -102,13 +120,7 @@ export async function runRetrievalTest(
     };
   });
   const a = b?.answerability;
-  const best = hits[0]?.score ?? 0;
-  let grounded: GroundedVerdict;
-  if (!hits.length) grounded = { answer: false, reason: "no_match" };
-  else if (best >= minScore) grounded = { answer: true, reason: "ok" };
-  // The answerability ceiling (not the hit's own relevance) is what held the best score below min_score.
-  else if (a && a.tau !== null && a.ceiling < minScore && (hits[0]!.scores?.relevance ?? 0) >= minScore) grounded = { answer: false, reason: "answerability", cap: a.cap };
-  else grounded = { answer: false, reason: "below_min_score", best };
+  const grounded = groundedVerdict(hits, a, minScore);
 
   const kbLangs = await documentLanguages(await getRawDb(), [ctx.knowledgeId], input.file_ids?.length ? input.file_ids : null);
   const plan = planTranslation(input.query, kbLangs);

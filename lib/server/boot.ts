@@ -9,6 +9,7 @@ import { assertSafeToServe, getEnv } from "@/lib/env";
 import type { InstanceRelay } from "@/lib/ingestion/instance-relay";
 import { sampleMarkerPath } from "@/lib/ingestion/sample-marker";
 import { cleanupTempFiles, closeStorage, getStorage } from "@/lib/ingestion/storage";
+import { failInterruptedRuns } from "@/lib/retrieval/evaluation/recovery";
 import { installPeerAddressStamp } from "./peer-address";
 
 // The composition root of the server process: configuration, database (migrations applied),
@@ -71,6 +72,10 @@ async function boot(): Promise<void> {
     // before serving, so a turn started by this process is never taken for a dead one.
     const recovered = await recoverInterruptedTurns(await getRawDb(), { embedded: !env.DATABASE_URL });
     if (recovered > 0) console.log(`[knowledge-assistant] ${recovered} answer(s) interrupted by the last stop marked as such`);
+    // KB evaluation runs (issue 21) a dead process left running are marked failed, before serving
+    // for the same reason as the turns above; the runner itself starts in the background.
+    const evalFailed = await failInterruptedRuns(await getRawDb(), { embedded: !env.DATABASE_URL });
+    if (evalFailed > 0) console.log(`[knowledge-assistant] ${evalFailed} evaluation run(s) interrupted by the last stop marked failed`);
     // The very first start: the sample KB is there on the first page (a later start skips it).
     if (env.AUTH_MODE === "local" && env.SEED_SAMPLE && !existsSync(sampleMarkerPath(env.DATA_DIR))) await seedLocalOwner();
     console.log(`[knowledge-assistant] serving after ${since(t0)} ms (database open ${dbMs} ms); the rest starts in the background`);
@@ -131,6 +136,8 @@ async function startBackground(env: ReturnType<typeof getEnv>, relayRef: { curre
   }
   if (env.AUTH_MODE === "local") await seedLocalOwner();
   await startIngestionRunner({ db, workerId, liveness: relayRef.current ? { name: livenessName } : undefined });
+  const { startEvaluationRunner } = await import("@/lib/retrieval/evaluation/runner");
+  await startEvaluationRunner({ embedded: !env.DATABASE_URL, recovered: true });
   // In the background: listing a large bucket must not delay serving.
   void sweepOrphanOriginals(db, storage, { olderThanMs: env.STORAGE_ORPHAN_GRACE_S * 1000 }).catch((e) =>
     console.error(`[storage] orphan sweep failed: ${(e as Error).message}`),
@@ -158,11 +165,13 @@ function installShutdown(env: ReturnType<typeof getEnv>, relayRef: { current: In
     stopping = true;
     console.log(`[knowledge-assistant] ${signal}: shutting down (chat streams get ${graceMs} ms)`);
     try {
-      const [{ stopIngestionRunner }, { drainChatTurns }, { closeRetrievalRuntime }] = await Promise.all([
+      const [{ stopIngestionRunner }, { drainChatTurns }, { closeRetrievalRuntime }, { stopEvaluationRunner }] = await Promise.all([
         import("@/lib/ingestion/runner"),
         import("@/lib/assistant/turn-registry"),
         import("@/lib/retrieval/runtime"),
+        import("@/lib/retrieval/evaluation/runner"),
       ]);
+      stopEvaluationRunner();
       const [, turns] = await Promise.all([stopIngestionRunner(0), drainChatTurns(graceMs)]);
       if (turns.aborted) console.log(`[knowledge-assistant] ${turns.aborted} chat stream(s) cut at shutdown (saved as aborted)`);
       await relayRef.current?.close();
