@@ -1,6 +1,6 @@
 // A file's graph from its chunks: entities merged by normalized name (aliases kept), one mention
 // row per entity and chunk, co-occurrence relations per sentence with one support row per
-// relation and chunk. Pure: the storage writes what this returns.
+// relation and chunk, pruned per file (finish()). Pure: the storage writes what this returns.
 import { DEFAULT_RULES, extractBySentence, splitSentences, type EntityType, type ExtractRules } from "./extract-offline";
 import { displayName, isUsefulName, normalizeName } from "./normalize";
 
@@ -24,7 +24,7 @@ export interface BuiltEntity {
 export interface BuiltMention {
   norm: string;
   chunkId: string;
-  surface: string;
+  /** The first occurrence in the chunk (its surface text is the chunk's content there). */
   start: number;
   end: number;
   count: number;
@@ -55,6 +55,17 @@ export interface ModelChunkResult {
 
 /** A candidate (weak) name becomes an entity once the file names it this often. */
 export const MIN_CANDIDATE_OCCURRENCES = 2;
+
+/**
+ * What a file keeps of its co-occurrence pairs (docs/bench-graph.md, "Pruning"): every pair the
+ * file names in at least MIN_PAIR_SENTENCES sentences, and each entity's strongest pairs (by the
+ * query's weight on the file's counts), as many as the file mentions the entity (its evidence)
+ * and at most MAX_PAIRS_PER_ENTITY (the Graph tab's default neighbourhood). On the cmrc2018 corpus 83 % of
+ * the pairs occur once; they were most of the graph's rows and write time. Keeping one per
+ * entity lost the handbook's 云笺 → 马来西亚 / 越南 (PMI favours a rare name's rare partners).
+ */
+export const MIN_PAIR_SENTENCES = 2;
+export const MAX_PAIRS_PER_ENTITY = 20;
 
 class EntityAcc {
   readonly names = new Map<string, number>();
@@ -120,7 +131,7 @@ export class GraphBuilder {
         const key = `${norm}\u0000${chunk.id}`;
         const m = this.mentions.get(key);
         if (m) m.count++;
-        else this.mentions.set(key, { norm, chunkId: chunk.id, surface: e.text, start: e.start, end: e.end, count: 1 });
+        else this.mentions.set(key, { norm, chunkId: chunk.id, start: e.start, end: e.end, count: 1 });
         if (!norms.includes(norm)) norms.push(norm);
       }
       const linked = norms.slice(0, MAX_ENTITIES_PER_SENTENCE);
@@ -157,7 +168,7 @@ export class GraphBuilder {
       if (!this.mentions.has(key)) {
         const at = content.indexOf(e.name);
         const span = at >= 0 ? { start: at, end: at + e.name.length } : { start: 0, end: 0 };
-        this.mentions.set(key, { norm, chunkId: res.chunkId, surface: e.name, start: span.start, end: span.end, count: 1 });
+        this.mentions.set(key, { norm, chunkId: res.chunkId, start: span.start, end: span.end, count: 1 });
       }
     }
     for (const r of res.relations) {
@@ -171,12 +182,45 @@ export class GraphBuilder {
     }
   }
 
+  /**
+   * The file's graph, pruned file by file (so a file's share of the KB's graph never depends on
+   * the other files, and reparse or delete stays exact): co-occurrence pairs as MIN_PAIR_SENTENCES
+   * and MAX_PAIRS_PER_ENTITY say (a model's relation is a statement and always kept). Entities
+   * stay, related or not: dropping those named once without a relation saved 2 % of the entities
+   * on cmrc2018 and lost a guide's title and its one mention of CIDR (lib/graph/graph.test.ts).
+   */
   finish(): BuiltGraph {
-    const kept = (norm: string) => this.entities.get(norm)?.admitted === true;
+    const admitted = (norm: string) => this.entities.get(norm)?.admitted === true;
+    const mentionsOf = new Map<string, number>();
+    for (const m of this.mentions.values()) if (admitted(m.norm)) mentionsOf.set(m.norm, (mentionsOf.get(m.norm) ?? 0) + m.count);
+    const candidates = [...this.relations.values()].filter((r) => admitted(r.source) && admitted(r.target));
+    const sentences = (r: BuiltRelation) => r.supports.reduce((n, s) => n + s.count, 0);
+    // The file-local form of the query's weight (count × ln(1 + N·c_ab / (c_a·c_b))).
+    const weight = (r: BuiltRelation) => {
+      const c = sentences(r);
+      return c * Math.log(1 + (this.sentenceCount * c) / Math.max(1, (mentionsOf.get(r.source) ?? 1) * (mentionsOf.get(r.target) ?? 1)));
+    };
+    const keep = new Set<BuiltRelation>();
+    const byEntity = new Map<string, { r: BuiltRelation; w: number }[]>();
+    for (const r of candidates) {
+      if (r.relation !== CO_OCCURS || sentences(r) >= MIN_PAIR_SENTENCES) keep.add(r);
+      const w = weight(r);
+      for (const e of [r.source, r.target]) {
+        const list = byEntity.get(e);
+        if (list) list.push({ r, w });
+        else byEntity.set(e, [{ r, w }]);
+      }
+    }
+    const tie = (a: BuiltRelation, b: BuiltRelation) => (a.source + a.target < b.source + b.target ? -1 : a.source + a.target > b.source + b.target ? 1 : 0);
+    for (const [e, list] of byEntity) {
+      list.sort((a, b) => b.w - a.w || tie(a.r, b.r));
+      const k = Math.min(MAX_PAIRS_PER_ENTITY, Math.max(1, mentionsOf.get(e) ?? 1));
+      for (const x of list.slice(0, k)) keep.add(x.r);
+    }
     return {
-      entities: [...this.entities.entries()].filter(([norm]) => kept(norm)).map(([norm, acc]) => acc.finish(norm)),
-      mentions: [...this.mentions.values()].filter((m) => kept(m.norm)),
-      relations: [...this.relations.values()].filter((r) => kept(r.source) && kept(r.target)),
+      entities: [...this.entities.entries()].filter(([norm]) => admitted(norm)).map(([norm, acc]) => acc.finish(norm)),
+      mentions: [...this.mentions.values()].filter((m) => admitted(m.norm)),
+      relations: candidates.filter((r) => keep.has(r)),
       sentenceCount: this.sentenceCount,
     };
   }

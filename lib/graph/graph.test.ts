@@ -68,6 +68,17 @@ describe("normalization and merging", () => {
     expect(rel.source < rel.target).toBe(true);
   });
 
+  it("keeps the pairs a file repeats, and each entity's strongest pairs, as many as the entity's mentions", () => {
+    const g = buildFileGraph([{ id: "c", content: "ALPHA meets BRAVO, CHARLIE, DELTA. ALPHA meets ECHO. ALPHA meets ECHO." }]);
+    const pairs = g.relations.map((r) => `${r.source}-${r.target}`).sort();
+    // alpha-echo: two sentences. alpha (3 mentions) keeps its 3 strongest (echo, then bravo and
+    // charlie by key); bravo, charlie and delta (1 mention each) one each, their rarer partner
+    // first (PMI), ties by key. alpha-delta and charlie-delta go.
+    expect(pairs).toEqual(["alpha-bravo", "alpha-charlie", "alpha-echo", "bravo-charlie", "bravo-delta"]);
+    // Every entity stays, with its mentions.
+    expect(g.entities.map((e) => e.norm).sort()).toEqual(["alpha", "bravo", "charlie", "delta", "echo"]);
+  });
+
   it("admits a candidate name only when the file repeats it", () => {
     const once = buildFileGraph([{ id: "c", content: "我们使用飞书笺做记录。" }]).entities.map((e) => e.name);
     const twice = buildFileGraph([{ id: "c", content: "我们使用飞书笺做记录。飞书笺很方便。" }]).entities.map((e) => e.name);

@@ -73,28 +73,52 @@ function parsePgArray(s: string): string[] {
 
 const ENTITY_COLS = `e.id, e.knowledge_id, e.name, e.type, e.aliases, e.description, e.mention_count`;
 
+/** Every substring of at least two characters (at most 64, an entity name's limit): the names a phrase may contain. */
+function innerNames(q: string): string[] {
+  const chars = [...q];
+  const out = new Set<string>();
+  for (let i = 0; i < chars.length; i++) for (let j = i + 2; j <= Math.min(chars.length, i + 64); j++) out.add(chars.slice(i, j).join(""));
+  return [...out];
+}
+
+const likeEscape = (q: string) => q.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+// Three arms, each one an index answers, as a UNION (EXPLAIN in docs/bench-graph.md): "named
+// inside the query" as equality lookups of the query's substrings in the (knowledge_id,
+// norm_name) key, trigram similarity and "contains the query" through the trigram GIN index.
+// As one OR (and before, with strpos() arms) the planner read all of the KB's entities and
+// compared each with every substring of the query: 34 ms for a question of 18 characters. The
+// trigram arms name no KB: with a KB condition the planner read the KB's entities by its key and
+// computed similarity() for each (89 ms); the KB filter applies to their few matches instead (OFFSET 0 keeps the planner from pushing it
+// back into the arms).
+const SEARCH_SQL = `SELECT ${ENTITY_COLS}, CASE
+          WHEN e.norm_name = $2 THEN 1.0
+          WHEN strpos(e.norm_name, $2) > 0 THEN 0.6 + 0.3 * length($2)::float / length(e.norm_name)
+          WHEN length(e.norm_name) >= 2 AND strpos($2, e.norm_name) > 0 THEN 0.5 + 0.3 * length(e.norm_name)::float / length($2)
+          ELSE similarity(e.norm_name, $2) * 0.8 END AS score
+     FROM (SELECT ${ENTITY_COLS}, e.norm_name FROM graph_entities e WHERE e.knowledge_id = ANY($1::text[]) AND e.norm_name = ANY($5::text[])
+           UNION
+           (SELECT ${ENTITY_COLS}, e.norm_name FROM graph_entities e WHERE e.norm_name % $2 OFFSET 0)
+           UNION
+           (SELECT ${ENTITY_COLS}, e.norm_name FROM graph_entities e WHERE e.norm_name LIKE $4 OFFSET 0)) e
+    WHERE e.knowledge_id = ANY($1::text[])
+    ORDER BY score DESC, e.mention_count DESC, e.id
+    LIMIT $3`;
+
+function searchParams(args: { knowledgeIds: readonly string[]; query: string; limit: number }): unknown[] | null {
+  const q = normalizeName(args.query);
+  if (!q || args.knowledgeIds.length === 0) return null;
+  return [[...args.knowledgeIds], q, args.limit, `%${likeEscape(q)}%`, innerNames(q)];
+}
+
 /**
  * Entities whose name matches the query: exact normalized name first, then names containing the
  * query or contained in it (a phrase that names them), then trigram similarity; ties by mentions.
  */
 export async function searchEntities(db: Db, args: { knowledgeIds: readonly string[]; query: string; limit: number }): Promise<EntityView[]> {
-  const q = normalizeName(args.query);
-  if (!q || args.knowledgeIds.length === 0) return [];
-  const rows = await db.$queryRawUnsafe<EntityRow[]>(
-    `SELECT ${ENTITY_COLS}, m.score FROM graph_entities e
-       CROSS JOIN LATERAL (SELECT CASE
-          WHEN e.norm_name = $2 THEN 1.0
-          WHEN strpos(e.norm_name, $2) > 0 THEN 0.6 + 0.3 * length($2)::float / length(e.norm_name)
-          WHEN length(e.norm_name) >= 2 AND strpos($2, e.norm_name) > 0 THEN 0.5 + 0.3 * length(e.norm_name)::float / length($2)
-          ELSE similarity(e.norm_name, $2) * 0.8 END AS score) m
-      WHERE e.knowledge_id = ANY($1::text[])
-        AND (e.norm_name % $2 OR strpos(e.norm_name, $2) > 0 OR (length(e.norm_name) >= 2 AND strpos($2, e.norm_name) > 0))
-      ORDER BY m.score DESC, e.mention_count DESC, e.id
-      LIMIT $3`,
-    [...args.knowledgeIds],
-    q,
-    args.limit,
-  );
+  const params = searchParams(args);
+  if (!params) return [];
+  const rows = await db.$queryRawUnsafe<EntityRow[]>(SEARCH_SQL, ...params);
   return rows.map(toEntity);
 }
 
@@ -119,19 +143,58 @@ interface RelationRow {
 // what the documents say again and again.
 const WEIGHT = `r.support_count * ln(1 + (n.total * r.support_count)::float / greatest(1, s.mention_count::float * t.mention_count))`;
 
-// Two index lookups (by source, by target) instead of an OR that scans the KB's relations.
+// N per KB: the sentences of its files.
+const KB_SENTENCES = `n AS (SELECT knowledge_id, greatest(1, coalesce(sum(graph_sentence_count), 0)) AS total FROM knowledge_files WHERE knowledge_id = ANY($1::text[]) GROUP BY knowledge_id)`;
+
+// The strongest relations of each group of entities in one statement: per group (a center at
+// depth 1, a center's first neighbours at depth 2) two index lookups (by source, by target)
+// instead of an OR over the KB's relations, weighted and cut to $4 inside the group.
 const RELATIONS_OF = `
-  WITH n AS (SELECT greatest(1, coalesce(sum(graph_sentence_count), 0)) AS total FROM knowledge_files WHERE knowledge_id = $1)
-  SELECT r.id, r.source_id, r.target_id, r.relation, r.description, r.support_count, ${WEIGHT} AS weight
-    FROM (SELECT * FROM graph_relations WHERE source_id = ANY($2::text[])
-          UNION
-          SELECT * FROM graph_relations WHERE target_id = ANY($2::text[])) r
-    JOIN graph_entities s ON s.id = r.source_id
-    JOIN graph_entities t ON t.id = r.target_id
-    CROSS JOIN n
-   WHERE r.knowledge_id = $1
-   ORDER BY weight DESC, r.id
-   LIMIT $3`;
+  WITH ${KB_SENTENCES},
+  g AS (SELECT grp, array_agg(eid) AS eids FROM unnest($2::text[], $3::text[]) AS u(grp, eid) GROUP BY grp)
+  SELECT g.grp, r.* FROM g CROSS JOIN LATERAL (
+    SELECT r.id, r.source_id, r.target_id, r.relation, r.description, r.support_count, s.name AS source_name, t.name AS target_name, ${WEIGHT} AS weight
+      FROM (SELECT * FROM graph_relations WHERE source_id = ANY(g.eids)
+            UNION
+            SELECT * FROM graph_relations WHERE target_id = ANY(g.eids)) r
+      JOIN graph_entities s ON s.id = r.source_id
+      JOIN graph_entities t ON t.id = r.target_id
+      JOIN n ON n.knowledge_id = r.knowledge_id
+     WHERE r.knowledge_id = ANY($1::text[])
+     ORDER BY weight DESC, r.id
+     LIMIT $4) r
+  ORDER BY g.grp, r.weight DESC, r.id`;
+
+interface GroupRelationRow extends RelationRow {
+  grp: string;
+  source_name: string;
+  target_name: string;
+}
+
+/** The strongest `limit` relations of each group of entities (group key → relations by weight). */
+async function relationsOfGroups(db: Db, knowledgeIds: readonly string[], groups: ReadonlyMap<string, readonly string[]>, limit: number): Promise<Map<string, (RelationView & { source_name: string; target_name: string })[]>> {
+  const grp: string[] = [];
+  const eid: string[] = [];
+  for (const [g, ids] of groups) {
+    for (const id of ids) {
+      grp.push(g);
+      eid.push(id);
+    }
+  }
+  const out = new Map<string, (RelationView & { source_name: string; target_name: string })[]>();
+  if (grp.length === 0) return out;
+  const rows = await db.$queryRawUnsafe<GroupRelationRow[]>(RELATIONS_OF, [...knowledgeIds], grp, eid, limit);
+  for (const r of rows) {
+    const list = out.get(r.grp) ?? [];
+    list.push({ ...toRelation(r), source_name: r.source_name, target_name: r.target_name });
+    out.set(r.grp, list);
+  }
+  return out;
+}
+
+/** Depth 2 starts from this many of a center's strongest neighbours. */
+const hopCount = (limit: number) => Math.max(1, Math.ceil(limit / 4));
+const otherEnd = (r: RelationView, center: string) => (r.source_id === center ? r.target_id : r.source_id);
 
 function toRelation(r: RelationRow): RelationView {
   return { id: r.id, source_id: r.source_id, target_id: r.target_id, relation: r.relation, description: r.description, support_count: Number(r.support_count), weight: Math.round(Number(r.weight) * 1000) / 1000 };
@@ -146,17 +209,35 @@ export interface Neighbourhood {
 /** An entity, its strongest relations and, at depth 2, its neighbours' strongest ones. */
 export async function neighbourhood(db: Db, args: { knowledgeId: string; entityId: string; depth: 1 | 2; limit: number }): Promise<Neighbourhood> {
   const center = await getEntity(db, [args.knowledgeId], args.entityId);
-  const first = (await db.$queryRawUnsafe<RelationRow[]>(RELATIONS_OF, args.knowledgeId, [center.id], args.limit)).map(toRelation);
-  const relations = new Map(first.map((r) => [r.id, r]));
-  if (args.depth === 2 && first.length > 0) {
-    const hop = first.slice(0, Math.max(1, Math.ceil(args.limit / 4))).map((r) => (r.source_id === center.id ? r.target_id : r.source_id));
-    const second = (await db.$queryRawUnsafe<RelationRow[]>(RELATIONS_OF, args.knowledgeId, hop, args.limit)).map(toRelation);
-    for (const r of second) if (relations.size < args.limit * 2 && !relations.has(r.id)) relations.set(r.id, r);
-  }
+  const relations = await expand(db, [args.knowledgeId], [center.id], args.depth, args.limit);
+  const list = relations.get(center.id) ?? [];
   const ids = new Set<string>([center.id]);
-  for (const r of relations.values()) ids.add(r.source_id).add(r.target_id);
+  for (const r of list) ids.add(r.source_id).add(r.target_id);
   const rows = await db.$queryRawUnsafe<EntityRow[]>(`SELECT ${ENTITY_COLS} FROM graph_entities e WHERE e.id = ANY($1::text[]) AND e.knowledge_id = $2`, [...ids], args.knowledgeId);
-  return { center, entities: rows.map(toEntity), relations: [...relations.values()] };
+  return { center, entities: rows.map(toEntity), relations: list.map(({ source_name: _s, target_name: _t, ...r }) => r) };
+}
+
+/**
+ * Each center's strongest `limit` relations and, at depth 2, up to `limit` more of its first
+ * neighbours' (at most 2 × limit in all): one statement per depth for all centers together.
+ */
+async function expand(db: Db, knowledgeIds: readonly string[], centers: readonly string[], depth: 1 | 2, limit: number) {
+  const first = await relationsOfGroups(db, knowledgeIds, new Map(centers.map((c) => [c, [c]])), limit);
+  if (depth === 2) {
+    const hops = new Map<string, string[]>();
+    for (const [c, rels] of first) if (rels.length > 0) hops.set(c, rels.slice(0, hopCount(limit)).map((r) => otherEnd(r, c)));
+    const second = await relationsOfGroups(db, knowledgeIds, hops, limit);
+    for (const [c, rels] of second) {
+      const list = first.get(c)!;
+      const seen = new Set(list.map((r) => r.id));
+      for (const r of rels) {
+        if (list.length >= limit * 2 || seen.has(r.id)) continue;
+        list.push(r);
+        seen.add(r.id);
+      }
+    }
+  }
+  return first;
 }
 
 interface PassageRow {
@@ -196,8 +277,8 @@ function toPassage(r: PassageRow): PassageView {
 export async function entityMentions(db: Db, args: { knowledgeId: string; entityId: string; limit: number }): Promise<PassageView[]> {
   const rows = await db.$queryRawUnsafe<PassageRow[]>(
     `SELECT m.chunk_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, m.start, m."end", m.count
-       FROM graph_mentions m JOIN chunks c ON c.id = m.chunk_id JOIN knowledge_files f ON f.id = c.file_id
-      WHERE m.entity_id = $1 AND m.knowledge_id = $2
+       FROM graph_mentions m JOIN graph_entities e ON e.id = m.entity_id JOIN chunks c ON c.id = m.chunk_id JOIN knowledge_files f ON f.id = c.file_id
+      WHERE m.entity_id = $1 AND e.knowledge_id = $2
       ORDER BY m.count DESC, f.name, c.ordinal LIMIT $3`,
     args.entityId,
     args.knowledgeId,
@@ -213,18 +294,19 @@ export interface RelationDetail {
   passages: PassageView[];
 }
 
-export async function relationSupports(db: Db, args: { knowledgeId: string; relationIds: readonly string[]; perRelation: number }): Promise<Map<string, PassageView[]>> {
+export async function relationSupports(db: Db, args: { knowledgeId: string | readonly string[]; relationIds: readonly string[]; perRelation: number }): Promise<Map<string, PassageView[]>> {
   if (args.relationIds.length === 0) return new Map();
+  const kbs = typeof args.knowledgeId === "string" ? [args.knowledgeId] : [...args.knowledgeId];
   const rows = await db.$queryRawUnsafe<(PassageRow & { relation_id: string })[]>(
     `SELECT x.relation_id, x.chunk_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, x.start, x."end", x.count
        FROM (SELECT s.*, row_number() OVER (PARTITION BY s.relation_id ORDER BY s.count DESC, s.chunk_id) AS rn
                FROM graph_relation_supports s JOIN graph_relations r ON r.id = s.relation_id
-              WHERE s.relation_id = ANY($1::text[]) AND r.knowledge_id = $2) x
+              WHERE s.relation_id = ANY($1::text[]) AND r.knowledge_id = ANY($2::text[])) x
        JOIN chunks c ON c.id = x.chunk_id JOIN knowledge_files f ON f.id = c.file_id
       WHERE x.rn <= $3
       ORDER BY x.relation_id, x.rn`,
     [...args.relationIds],
-    args.knowledgeId,
+    kbs,
     args.perRelation,
   );
   const out = new Map<string, PassageView[]>();
@@ -317,26 +399,35 @@ export interface GraphQueryResult {
 
 /**
  * What the tool answers: the best-matching entities across the given KBs, each with its
- * strongest relations (to `depth`) and their supporting passages.
+ * strongest relations (to `depth`) and their supporting passages. Four statements whatever the
+ * number of matches (search, relations, depth 2's relations, passages); it was ~5 per match.
  */
 export async function queryKnowledgeGraph(
   db: Db,
   args: { knowledgeIds: readonly string[]; query: string; depth: 1 | 2; maxEntities: number; maxRelations: number; passagesPerRelation: number },
 ): Promise<GraphQueryResult> {
   const matched = await searchEntities(db, { knowledgeIds: args.knowledgeIds, query: args.query, limit: args.maxEntities });
-  const out: GraphQueryResult["entities"] = [];
-  for (const e of matched) {
-    const hood = await neighbourhood(db, { knowledgeId: e.knowledge_id, entityId: e.id, depth: args.depth, limit: args.maxRelations });
-    const byId = new Map(hood.entities.map((x) => [x.id, x]));
-    const rels = hood.relations.slice(0, args.maxRelations * (args.depth === 2 ? 2 : 1));
-    const supports = await relationSupports(db, { knowledgeId: e.knowledge_id, relationIds: rels.map((r) => r.id), perRelation: args.passagesPerRelation });
-    out.push({
+  if (matched.length === 0) return { entities: [] };
+  const kbs = [...new Set(matched.map((e) => e.knowledge_id))];
+  const relations = await expand(db, kbs, matched.map((e) => e.id), args.depth, args.maxRelations);
+  const all = [...new Set([...relations.values()].flat().map((r) => r.id))];
+  const supports = await relationSupports(db, { knowledgeId: kbs, relationIds: all, perRelation: args.passagesPerRelation });
+  return {
+    entities: matched.map((e) => ({
       ...e,
-      relations: rels.map((r) => {
-        const direct = r.source_id === e.id || r.target_id === e.id;
-        return { ...r, source_name: byId.get(r.source_id)?.name ?? "", target_name: byId.get(r.target_id)?.name ?? "", depth: direct ? 1 : 2, passages: supports.get(r.id) ?? [] };
-      }),
-    });
-  }
-  return { entities: out };
+      relations: (relations.get(e.id) ?? []).map((r) => ({ ...r, depth: r.source_id === e.id || r.target_id === e.id ? 1 : 2, passages: supports.get(r.id) ?? [] })),
+    })),
+  };
+}
+
+/** EXPLAIN ANALYZE of the statements a depth-2 tool call runs (the benchmark prints them). */
+export async function explainGraphQuery(db: Db, args: { knowledgeIds: readonly string[]; query: string }): Promise<string[]> {
+  const plan = async (sql: string, params: unknown[]) =>
+    (await db.$queryRawUnsafe<Record<string, string>[]>(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, ...params)).map((r) => Object.values(r)[0]).join("\n");
+  const params = searchParams({ ...args, limit: 3 });
+  if (!params) return [];
+  const out = [await plan(SEARCH_SQL, params)];
+  const matched = await searchEntities(db, { ...args, limit: 3 });
+  if (matched.length > 0) out.push(await plan(RELATIONS_OF, [[...args.knowledgeIds], matched.map((e) => e.id), matched.map((e) => e.id), 8]));
+  return out;
 }

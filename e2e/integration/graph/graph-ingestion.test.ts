@@ -38,7 +38,7 @@ async function expectConsistent(t: TestEnv) {
          + (SELECT count(*) FROM graph_entities e WHERE NOT EXISTS (SELECT 1 FROM graph_mentions m WHERE m.entity_id = e.id))
          + (SELECT count(*) FROM graph_relations r WHERE r.support_count <> (SELECT coalesce(sum(count), 0) FROM graph_relation_supports s WHERE s.relation_id = r.id))
          + (SELECT count(*) FROM graph_relations r WHERE NOT EXISTS (SELECT 1 FROM graph_relation_supports s WHERE s.relation_id = r.id))
-         + (SELECT count(*) FROM graph_mentions m JOIN chunks c ON c.id = m.chunk_id WHERE c.file_id <> m.file_id) AS n`);
+         + (SELECT count(*) FROM graph_mentions m JOIN chunks c ON c.id = m.chunk_id JOIN graph_entities e ON e.id = m.entity_id WHERE c.knowledge_id <> e.knowledge_id) AS n`);
   expect(Number(bad[0]!.n)).toBe(0);
 }
 
