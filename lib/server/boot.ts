@@ -1,7 +1,8 @@
 import "server-only";
 import { ensureLocalOwner } from "@/lib/auth/session";
 import { drainChatTurns } from "@/lib/assistant/turn-registry";
-import { recoverInterruptedTurns } from "@/lib/assistant/turn-recovery";
+import { instanceWorkerId } from "@/lib/assistant/turn-owner";
+import { recoverInterruptedTurns, startTurnWatch } from "@/lib/assistant/turn-recovery";
 import { closeDb, getDb, getRawDb } from "@/lib/db/client";
 import { assertSafeToServe, getEnv } from "@/lib/env";
 import { InstanceRelay, livenessName } from "@/lib/ingestion/instance-relay";
@@ -11,8 +12,6 @@ import { kickRunner, startIngestionRunner, stopIngestionRunner } from "@/lib/ing
 import { cleanupTempFiles, closeStorage, getStorage } from "@/lib/ingestion/storage";
 import { closeRetrievalRuntime, getRetrievalRuntime } from "@/lib/retrieval/runtime";
 import { loadTokenizer } from "@/lib/retrieval/text/tokenize";
-import { randomUUID } from "node:crypto";
-import { hostname } from "node:os";
 import { installPeerAddressStamp } from "./peer-address";
 
 // The composition root of the server process: configuration, database (migrations applied),
@@ -32,6 +31,7 @@ async function boot(): Promise<void> {
   installPeerAddressStamp();
   let env;
   let relay: InstanceRelay | null = null;
+  let stopTurnWatch = () => {};
   try {
     env = getEnv();
     assertSafeToServe(env);
@@ -54,10 +54,12 @@ async function boot(): Promise<void> {
     loadTokenizer();
     // On a PostgreSQL server other instances may run: their progress and queued jobs come over
     // LISTEN/NOTIFY, and this worker's liveness is its relay connection.
-    const workerId = env.DATABASE_URL ? `live:${randomUUID().slice(0, 8)}:${process.pid}:${hostname()}` : undefined;
+    const workerId = env.DATABASE_URL ? instanceWorkerId() : undefined;
     if (env.DATABASE_URL && workerId) {
       relay = new InstanceRelay({ databaseUrl: env.DATABASE_URL, instanceId: workerId, onJobsQueued: () => kickRunner() });
       await relay.start();
+      // Turns of an instance that was killed mid-answer end here within seconds.
+      stopTurnWatch = startTurnWatch(await getRawDb(), livenessName);
     }
     if (env.AUTH_MODE === "local") {
       const owner = await ensureLocalOwner();
@@ -84,6 +86,7 @@ async function boot(): Promise<void> {
     stopping = true;
     console.log(`[knowledge-assistant] ${signal}: shutting down (chat streams get ${graceMs} ms)`);
     try {
+      stopTurnWatch();
       const [, turns] = await Promise.all([stopIngestionRunner(0), drainChatTurns(graceMs)]);
       if (turns.aborted) console.log(`[knowledge-assistant] ${turns.aborted} chat stream(s) cut at shutdown (saved as aborted)`);
       await relay?.close();
