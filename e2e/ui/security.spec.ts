@@ -59,12 +59,12 @@ test.describe("production server security fixes", () => {
     const ws = new WorkspacePage(page);
     await ws.goto();
     await ws.selectKb(kb);
-    await ws.fileRow("gone.md").getByRole("button", { name: /gone\.md/ }).click();
+    await ws.fileRow("gone.md").getByRole("button", { name: /^(查看|Open|View) gone\.md$/ }).click();
     await expect(ws.viewer).toBeVisible();
     await page.getByTestId("viewer-download").click();
     await expect(page.getByTestId("viewer-download-error")).toContainText(/存储中找不到该文件的原件|The stored original of this file is missing/);
     await expect(page.getByTestId("viewer-download-error")).toContainText(/重新上传|upload it again/);
-    // The server marked the file failed with that reason; the list shows it.
-    await expect(ws.fileStatus("gone.md")).toContainText(/失败|Failed/);
+    // The server marked the file failed with that reason; the KB list shows it at once.
+    await expect(ws.kbItem(kb)).toContainText(/1 失败|1 failed/i);
   });
 });
