@@ -11,6 +11,9 @@ const tmp = (name: string) => mkdtempSync(path.join(tmpdir(), `ka-e2e-${name}-`)
 // The production server as `npm start` launches it (its Node flags and keep-alive timeout), on the
 // build `npm test` made just before.
 const next = "bash scripts/start.sh --no-build";
+// The local-mode server's data directory, made once by the runner and inherited by the workers
+// (which evaluate this file again): a spec deletes an original behind the app's back there.
+const localDataDir = (process.env.KA_E2E_LOCAL_DATA_DIR ??= tmp("local"));
 const common = { NODE_ENV: "production", HOST: "127.0.0.1", ENABLE_FLOW_GALLERY: "true", SEED_SAMPLE: "true" };
 // The local server has two external sources on the local test provider (e2e/ui/external-sources.spec.ts):
 // one that lists and opens its documents, one that does neither (the fallbacks).
@@ -66,7 +69,7 @@ export default defineConfig({
     {
       command: next,
       url: `http://127.0.0.1:${PORTS.local}/api/health`,
-      env: { ...common, PORT: String(PORTS.local), AUTH_MODE: "local", DATA_DIR: tmp("local"), ...externalSources },
+      env: { ...common, PORT: String(PORTS.local), AUTH_MODE: "local", DATA_DIR: localDataDir, ...externalSources },
       reuseExistingServer: false,
       timeout: 120_000,
     },

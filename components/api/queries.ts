@@ -12,6 +12,7 @@ import type {
   ExternalRefBinding,
   ListingPage,
   KnowledgeFile,
+  KnowledgeInvitation,
   KnowledgeMember,
   KnowledgeSummary,
   KnowledgeTreeItem,
@@ -111,9 +112,8 @@ export function useDocumentContent(kbId: string | null, fileId: string | null) {
 export function useMembers(kbId: string | null, enabled: boolean) {
   return useQuery({
     queryKey: queryKeys.members(kbId ?? ""),
-    queryFn: () => api<{ items: KnowledgeMember[] }>(kbPath(kbId!, "/members")),
+    queryFn: () => api<{ items: KnowledgeMember[]; invitations: KnowledgeInvitation[] }>(kbPath(kbId!, "/members")),
     enabled: !!kbId && enabled,
-    select: (d) => d.items,
   });
 }
 
@@ -180,7 +180,16 @@ export function useDeleteConversation(kbId: string) {
 export function useAddMember(kbId: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (input: { email: string; role: "editor" | "viewer" }) => api<unknown>(kbPath(kbId, "/members"), { method: "POST", body: input }),
+    mutationFn: (input: { email: string; role: "editor" | "viewer" }) =>
+      api<{ status: "invited" | "member"; email: string }>(kbPath(kbId, "/members"), { method: "POST", body: input }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.members(kbId) }),
+  });
+}
+
+export function useRevokeInvitation(kbId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (invitationId: string) => api<unknown>(kbPath(kbId, `/invitations/${encodeURIComponent(invitationId)}`), { method: "DELETE" }),
     onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.members(kbId) }),
   });
 }

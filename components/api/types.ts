@@ -256,6 +256,16 @@ export interface KnowledgeMember {
   role: KnowledgeRole;
 }
 
+/** A pending invitation by e-mail (issue 16): becomes a member at the invitee's next sign-in. */
+export interface KnowledgeInvitation {
+  id: string;
+  email: string;
+  role: "editor" | "viewer";
+  assistant_enabled: boolean;
+  created_at: string;
+  expires_at: string;
+}
+
 /** An API token as listed (the secret is only in the create response). Issue 17. */
 export interface ApiTokenSummary {
   id: string;

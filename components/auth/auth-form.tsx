@@ -63,15 +63,25 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
                 setPending(true);
                 setError(null);
                 try {
-                  await api(signUp ? "/v1/auth/sign-up" : "/v1/auth/sign-in", { method: "POST", body });
+                  // Sign-up answers the same whether or not the e-mail had an account and signs
+                  // nobody in (issue 16); signing in with the same password follows, which only
+                  // works for the account just made or for its holder.
+                  if (signUp) await api("/v1/auth/sign-up", { method: "POST", body });
+                  try {
+                    await api("/v1/auth/sign-in", { method: "POST", body: { email: body.email, password: body.password } });
+                  } catch (err) {
+                    if (signUp && isApiError(err) && err.code === "INVALID_CREDENTIALS") throw new Error(t("auth.signUpSignInFailed"));
+                    throw err;
+                  }
                   qc.clear();
                   router.replace("/");
                 } catch (err) {
-                  setError(isApiError(err) ? errorCopy(err.code, err.message).text : String(err));
+                  setError(isApiError(err) ? errorCopy(err.code, err.message).text : err instanceof Error ? err.message : String(err));
                   setPending(false);
                 }
               }}
             >
+              {signUp ? <p className="text-xs text-slate-600">{t("auth.signUpNotice")}</p> : null}
               {signUp ? <TextField label={t("auth.name")} name="name" autoComplete="name" maxLength={100} /> : null}
               <TextField label={t("auth.email")} name="email" type="email" autoComplete="email" required maxLength={254} />
               <TextField

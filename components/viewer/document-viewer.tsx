@@ -2,11 +2,12 @@
 // Document viewer in the main area: PDF pages (pdf.js when registered, see pdf-page-seam) at the
 // cited page; DOCX, Markdown, HTML and text as sanitized text chunks scrolled to the cited chunk.
 // Everything is rendered as text: the server already sanitized it and React escapes it again.
-import { createElement, useEffect, useMemo, useRef, type ComponentType } from "react";
+import { createElement, useEffect, useMemo, useRef, useState, type ComponentType, type MouseEvent } from "react";
+import { useQueryClient } from "@tanstack/react-query";
 import type { DocumentContent } from "@/components/api/types";
 import { useDocumentContent } from "@/components/api/queries";
 import { isApiError, kbPath } from "@/components/api/http-client";
-import { useT } from "@/components/i18n/locale-store";
+import { useErrorCopy, useT } from "@/components/i18n/locale-store";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { CloseIcon, DownloadIcon, FileIcon } from "@/components/ui/icons";
@@ -147,11 +148,55 @@ export function DocumentBody({ doc: content, target, pdfPageRenderer }: { doc: D
   );
 }
 
+/**
+ * The download link checks the answer before the browser saves it: an original that vanished
+ * from storage answers an error envelope (JSON) instead of the file, which the browser would
+ * otherwise save or show as raw JSON. On the file's own content type the check is cut off and
+ * the browser downloads the link as usual.
+ */
+function useCheckedDownload(kbId: string, fileId: string) {
+  const errorCopy = useErrorCopy();
+  const qc = useQueryClient();
+  // Kept per file, so another file's viewer does not show it.
+  const key = `${kbId}/${fileId}`;
+  const [failure, setFailure] = useState<{ key: string; text: string } | null>(null);
+  const setError = (text: string | null) => setFailure(text ? { key, text } : null);
+  const onClick = async (e: MouseEvent<HTMLAnchorElement>) => {
+    if (e.currentTarget.dataset.checked === "1") return;
+    e.preventDefault();
+    const link = e.currentTarget;
+    const controller = new AbortController();
+    setError(null);
+    try {
+      const res = await fetch(link.href, { signal: controller.signal, credentials: "same-origin" });
+      if (res.headers.get("content-type")?.startsWith("application/json")) {
+        const body = (await res.json()) as { code?: string; msg?: string };
+        const copy = errorCopy(String(body.code ?? "INTERNAL_ERROR"), body.msg ?? "");
+        setError(copy.next ? `${copy.text} ${copy.next}` : copy.text);
+        // The server marked the file failed: lists and status show it.
+        void qc.invalidateQueries();
+        return;
+      }
+      controller.abort();
+    } catch (err) {
+      if ((err as Error)?.name !== "AbortError") {
+        setError(errorCopy("NETWORK_ERROR", "").text);
+        return;
+      }
+    }
+    link.dataset.checked = "1";
+    link.click();
+    delete link.dataset.checked;
+  };
+  return { error: failure?.key === key ? failure.text : null, onClick };
+}
+
 export function DocumentViewer() {
   const t = useT();
   const target = useViewerTarget();
   const close = useViewerStore((s) => s.close);
   const content = useDocumentContent(target?.kbId ?? null, target?.fileId ?? null);
+  const download = useCheckedDownload(target?.kbId ?? "", target?.fileId ?? "");
   if (!target) {
     return <EmptyState testId="viewer-empty" icon={<FileIcon width={20} height={20} />} title={t("viewer.title")} hint={t("viewer.empty")} />;
   }
@@ -167,6 +212,7 @@ export function DocumentViewer() {
         <a
           href={kbPath(target.kbId, `/files/${encodeURIComponent(target.fileId)}/original`)}
           download
+          onClick={download.onClick}
           data-testid="viewer-download"
           className="inline-flex h-8 shrink-0 items-center gap-1.5 rounded-lg px-2.5 text-sm font-medium text-slate-600 hover:bg-slate-100 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
         >
@@ -178,6 +224,11 @@ export function DocumentViewer() {
           <CloseIcon />
         </Button>
       </div>
+      {download.error ? (
+        <p role="alert" data-testid="viewer-download-error" className="border-b border-rose-200 bg-rose-50 px-4 py-2 text-sm text-rose-800">
+          {download.error}
+        </p>
+      ) : null}
       <div tabIndex={0} role="region" aria-label={name || t("viewer.title")} className="min-h-0 flex-1 overflow-y-auto bg-slate-100/60 p-4 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-indigo-500 sm:p-6">
         {content.isPending ? (
           <p className="flex items-center gap-2 text-sm text-slate-500">

@@ -1,7 +1,7 @@
 "use client";
 import { useId, useState } from "react";
 import type { KnowledgeSummary } from "@/components/api/types";
-import { useAddMember, useMembers, useRemoveMember } from "@/components/api/queries";
+import { useAddMember, useMembers, useRemoveMember, useRevokeInvitation } from "@/components/api/queries";
 import { isApiError } from "@/components/api/http-client";
 import { useErrorCopy, useT } from "@/components/i18n/locale-store";
 import { Badge } from "@/components/ui/badge";
@@ -12,13 +12,19 @@ import { Spinner } from "@/components/ui/spinner";
 import { inputClass } from "@/components/ui/text-field";
 import { roleKey } from "./format";
 
-/** Owners add people by e-mail as editor or viewer; the server enforces the roles. */
+/**
+ * Owners add people by e-mail as editor or viewer; the server enforces the roles. Anyone not yet
+ * a member is invited (the server does not say whether the e-mail has an account), and shows
+ * under "pending invitations" until they sign in.
+ */
 export function MembersDialog({ kb, open, onClose }: { kb: KnowledgeSummary; open: boolean; onClose: () => void }) {
   const t = useT();
   const errorCopy = useErrorCopy();
   const members = useMembers(kb.id, open);
   const add = useAddMember(kb.id);
   const remove = useRemoveMember(kb.id);
+  const revoke = useRevokeInvitation(kb.id);
+  const [notice, setNotice] = useState<string | null>(null);
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<"editor" | "viewer">("viewer");
   const [error, setError] = useState<string | null>(null);
@@ -32,8 +38,10 @@ export function MembersDialog({ kb, open, onClose }: { kb: KnowledgeSummary; ope
         onSubmit={async (e) => {
           e.preventDefault();
           setError(null);
+          setNotice(null);
           try {
-            await add.mutateAsync({ email: email.trim(), role });
+            const r = await add.mutateAsync({ email: email.trim(), role });
+            setNotice(t(r.status === "member" ? "kb.memberUpdated" : "kb.memberInvited", { email: r.email }));
             setEmail("");
           } catch (err) {
             fail(err);
@@ -59,6 +67,12 @@ export function MembersDialog({ kb, open, onClose }: { kb: KnowledgeSummary; ope
           {t("kb.memberAdd")}
         </Button>
       </form>
+      <p className="mt-2 text-xs text-slate-600">{t("kb.memberHint")}</p>
+      {notice ? (
+        <p role="status" data-testid="member-notice" className="mt-3 rounded-lg bg-emerald-50 px-3 py-2 text-emerald-900">
+          {notice}
+        </p>
+      ) : null}
       {error ? (
         <p role="alert" className="mt-3 rounded-lg bg-rose-50 px-3 py-2 text-rose-800">
           {error}
@@ -73,11 +87,13 @@ export function MembersDialog({ kb, open, onClose }: { kb: KnowledgeSummary; ope
           <p role="alert" className="rounded-lg bg-rose-50 px-3 py-2 text-rose-800">
             {t("common.loadFailed", { message: isApiError(members.error) ? members.error.message : "" })}
           </p>
-        ) : members.data.length === 0 ? (
+        ) : (
+          <>
+          {members.data.items.length === 0 ? (
           <p className="text-slate-500">{t("kb.membersEmpty")}</p>
         ) : (
           <ul className="divide-y divide-slate-100 rounded-xl border border-slate-200">
-            {members.data.map((m) => (
+            {members.data.items.map((m) => (
               <li key={m.user_id} className="flex items-center gap-2 px-3 py-2">
                 <div className="min-w-0 flex-1">
                   <p className="truncate text-sm text-slate-800">{m.name || m.email}</p>
@@ -92,6 +108,32 @@ export function MembersDialog({ kb, open, onClose }: { kb: KnowledgeSummary; ope
               </li>
             ))}
           </ul>
+        )}
+          {members.data.invitations.length > 0 ? (
+            <section className="mt-4" aria-labelledby={`${emailId}-invitations`}>
+              <h3 id={`${emailId}-invitations`} className="mb-2 text-xs font-medium text-slate-700">
+                {t("kb.invitationsTitle")}
+              </h3>
+              <ul className="divide-y divide-slate-100 rounded-xl border border-slate-200" data-testid="invitation-list">
+                {members.data.invitations.map((i) => (
+                  <li key={i.id} className="flex items-center gap-2 px-3 py-2">
+                    <div className="min-w-0 flex-1">
+                      <p className="truncate text-sm text-slate-800">{i.email}</p>
+                      <p className="truncate text-xs text-slate-600">
+                        {t("kb.invitationExpires", { date: new Date(i.expires_at).toLocaleDateString() })}
+                      </p>
+                    </div>
+                    <Badge tone="neutral">{t("kb.invitationPending")}</Badge>
+                    <Badge tone="neutral">{t(roleKey(i.role))}</Badge>
+                    <Button variant="ghost" size="icon" aria-label={t("kb.invitationRevoke", { email: i.email })} onClick={() => revoke.mutateAsync(i.id).catch(fail)}>
+                      <TrashIcon />
+                    </Button>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          ) : null}
+          </>
         )}
       </div>
     </Dialog>

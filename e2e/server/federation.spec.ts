@@ -96,6 +96,8 @@ test("instance B answers from instance A's documents, with A's references and pr
     const A = new Api(`http://127.0.0.1:${PORT_A}`);
     await waitHealthy(A.base);
     expect((await A.call("POST", "/v1/auth/sign-up", { email: "a@fed.test", password: "password-a-1" })).code).toBe(0);
+    // Sign-up signs nobody in (issue 16: same answer for new and taken e-mails); sign in next.
+    expect((await A.call("POST", "/v1/auth/sign-in", { email: "a@fed.test", password: "password-a-1" })).code).toBe(0);
     const kbA = (await A.call<{ id: string }>("POST", "/v1/knowledges", { name: "Instance A handbook" })).data.id;
     const fileA = await A.upload(kbA, "glacier-runbook.md", "# Glacier vault\n\nThe glacier vault rotation happens every 40 days and needs the quartermaster's signature.\n");
     const token = (await A.call<{ token: string }>("POST", "/v1/api-tokens", { name: "instance B" })).data.token;

@@ -36,6 +36,17 @@ test.describe("password mode", () => {
     await expect(page).toHaveURL(/\/sign-in/);
   });
 
+  test("sign-up of a taken e-mail with another password signs nobody in and says why, without confirming the account", async ({ auth, page }) => {
+    const user = newUser("taken");
+    await auth.signUp(user);
+    await new WorkspacePage(page).signOut();
+    await auth.submitSignUp({ ...user, password: "someone-elses-9" });
+    await expect(auth.error).toContainText(/如果该邮箱此前已注册|If this e-mail already had an account/);
+    await expect(page).toHaveURL(/\/sign-up/);
+    // The real holder still signs in with their own password.
+    await auth.signIn(user);
+  });
+
   test("two users cannot see each other's KBs", async ({ browser }) => {
     const ctxA = await browser.newContext({ baseURL: PASSWORD_URL });
     const ctxB = await browser.newContext({ baseURL: PASSWORD_URL });
@@ -74,7 +85,9 @@ test.describe("password mode", () => {
     const dialog = owner.getByTestId("members-dialog");
     await dialog.getByLabel(/成员邮箱|Member e-mail/).fill(viewerUser.email);
     await dialog.getByRole("button", { name: /添加成员|Add member/ }).click();
-    await expect(dialog).toContainText(viewerUser.email);
+    // An invitation, shown the same whether or not the e-mail has an account.
+    await expect(dialog.getByTestId("member-notice")).toContainText(viewerUser.email);
+    await expect(dialog.getByTestId("invitation-list")).toContainText(viewerUser.email);
     const wv = new WorkspacePage(viewerPage);
     await viewerPage.reload();
     await wv.selectKb(kb);

@@ -1,5 +1,6 @@
 import "server-only";
 import { getDb } from "@/lib/db/client";
+import { acceptInvitations } from "./members";
 import { AppError } from "@/lib/errors";
 import type { Principal } from "./session";
 
@@ -21,9 +22,18 @@ export interface KnowledgeAccess {
  */
 export async function requireKnowledgeAccess(userId: string, knowledgeId: string, need: Need): Promise<KnowledgeAccess> {
   const db = await getDb();
-  const m = await db.knowledgeMember.findUnique({
+  let m = await db.knowledgeMember.findUnique({
     where: { knowledgeId_userId: { knowledgeId, userId } },
   });
+  if (!m) {
+    // Invited by e-mail and signed in before the invitation was made: it is accepted as the
+    // person reaches the KB (members.ts), not only at their next sign-in or listing.
+    const user = await db.user.findUnique({ where: { id: userId }, select: { id: true, email: true } });
+    const invited = user && (await db.knowledgeInvitation.count({ where: { knowledgeId, email: user.email, expiresAt: { gt: new Date() } } }));
+    if (user && invited && (await acceptInvitations(user)) > 0) {
+      m = await db.knowledgeMember.findUnique({ where: { knowledgeId_userId: { knowledgeId, userId } } });
+    }
+  }
   if (!m) throw new AppError("KNOWLEDGE_NOT_FOUND");
   const role = m.role as Role;
   if (RANK[role] < NEED_RANK[need]) {

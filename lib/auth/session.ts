@@ -3,6 +3,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db/client";
 import { getEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { acceptInvitations } from "./members";
 import { hashPassword, verifyPassword } from "./password";
 
 export const SESSION_COOKIE = "ka_session";
@@ -129,16 +130,29 @@ function assertPasswordMode() {
   }
 }
 
-export async function signUp(input: { email: string; password: string; name: string }) {
+/**
+ * Creates an account unless the e-mail already has one; either way the caller learns nothing
+ * (issue 16, OWASP Authentication Cheat Sheet "account enumeration"): the route answers the
+ * same body for both, sets no cookie, and the password is hashed in both cases so the time
+ * matches. The person then signs in like anyone else — with an existing account's password
+ * only that account's owner can. Returns whether an account was made (for the log and tests
+ * of this module, never for the response).
+ */
+export async function signUp(input: { email: string; password: string; name: string }): Promise<{ created: boolean }> {
   assertPasswordMode();
   const db = await getDb();
   const email = input.email.trim().toLowerCase();
-  const existing = await db.user.findUnique({ where: { email } });
-  if (existing) throw new AppError("EMAIL_TAKEN");
-  const user = await db.user.create({
-    data: { id: randomUUID(), email, name: input.name.trim() || email, passwordHash: await hashPassword(input.password) },
-  });
-  return pick(user);
+  const passwordHash = await hashPassword(input.password);
+  const existing = await db.user.findUnique({ where: { email }, select: { id: true } });
+  if (existing) return { created: false };
+  try {
+    await db.user.create({ data: { id: randomUUID(), email, name: input.name.trim() || email, passwordHash } });
+  } catch (e) {
+    // Two sign-ups of one e-mail at once: the loser answers like the winner.
+    if ((e as { code?: string })?.code === "P2002") return { created: false };
+    throw e;
+  }
+  return { created: true };
 }
 
 /** Verifies the password and creates a fresh session; the old one (if any) is revoked (rotation). */
@@ -153,6 +167,7 @@ export async function signIn(input: { email: string; password: string }, previou
   const token = randomBytes(32).toString("base64url");
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
   await db.session.create({ data: { id: sha256(token), userId: user.id, expiresAt } });
+  await acceptInvitations(user);
   return { user: pick(user), token, expiresAt };
 }
 

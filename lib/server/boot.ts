@@ -1,9 +1,8 @@
 import "server-only";
-import { randomUUID } from "node:crypto";
 import diagnostics from "node:diagnostics_channel";
 import { existsSync } from "node:fs";
-import { hostname } from "node:os";
-import { recoverInterruptedTurns } from "@/lib/assistant/turn-recovery";
+import { instanceWorkerId } from "@/lib/assistant/turn-owner";
+import { recoverInterruptedTurns, startTurnWatch } from "@/lib/assistant/turn-recovery";
 import { closeDb, getDb, getRawDb } from "@/lib/db/client";
 import { assertSafeToServe, getEnv } from "@/lib/env";
 import type { InstanceRelay } from "@/lib/ingestion/instance-relay";
@@ -96,6 +95,9 @@ async function boot(): Promise<void> {
  */
 const BACKGROUND_LATEST_MS = 10_000;
 
+/** Stops the dead-instance turn watch (PostgreSQL server mode), set once the relay is up. */
+let stopTurnWatch = () => {};
+
 function afterFirstResponse(latestMs: number): Promise<void> {
   return new Promise((resolve) => {
     const channel = "http.server.response.finish";
@@ -129,10 +131,13 @@ async function startBackground(env: ReturnType<typeof getEnv>, relayRef: { curre
   loadTokenizer();
   // On a PostgreSQL server other instances may run: their progress and queued jobs come over
   // LISTEN/NOTIFY, and this worker's liveness is its relay connection.
-  const workerId = env.DATABASE_URL ? `live:${randomUUID().slice(0, 8)}:${process.pid}:${hostname()}` : undefined;
+  // The same boot id as this process's turn owners, so other instances can tell its turns' liveness.
+  const workerId = env.DATABASE_URL ? instanceWorkerId() : undefined;
   if (env.DATABASE_URL && workerId) {
     relayRef.current = new InstanceRelay({ databaseUrl: env.DATABASE_URL, instanceId: workerId, onJobsQueued: () => kickRunner() });
     await relayRef.current.start();
+    // Turns of an instance that was killed mid-answer end here within seconds.
+    stopTurnWatch = startTurnWatch(await getRawDb(), livenessName);
   }
   if (env.AUTH_MODE === "local") await seedLocalOwner();
   await startIngestionRunner({ db, workerId, liveness: relayRef.current ? { name: livenessName } : undefined });
@@ -172,6 +177,7 @@ function installShutdown(env: ReturnType<typeof getEnv>, relayRef: { current: In
         import("@/lib/retrieval/evaluation/runner"),
       ]);
       stopEvaluationRunner();
+      stopTurnWatch();
       const [, turns] = await Promise.all([stopIngestionRunner(0), drainChatTurns(graceMs)]);
       if (turns.aborted) console.log(`[knowledge-assistant] ${turns.aborted} chat stream(s) cut at shutdown (saved as aborted)`);
       await relayRef.current?.close();

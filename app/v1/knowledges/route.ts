@@ -3,6 +3,7 @@ import { ok } from "@/lib/api/envelope";
 import { parseJsonBody, parseQuery } from "@/lib/api/request";
 import { apiRoute } from "@/lib/api/route";
 import { pagination } from "@/lib/api/schemas";
+import { acceptInvitations } from "@/lib/auth/members";
 import { requirePrincipal } from "@/lib/auth/session";
 import { getDb } from "@/lib/db/client";
 import { createKnowledge, listKnowledges } from "@/lib/db/knowledges";
@@ -23,6 +24,8 @@ export const createBody = z
 export const GET = apiRoute(async (request) => {
   const { page, page_size } = parseQuery(request, listQuery);
   const { user } = await requirePrincipal(request);
+  // A signed-in person invited meanwhile sees the KB at their next listing.
+  await acceptInvitations(user);
   return ok(await listKnowledges(await getDb(), user.id, page, page_size));
 });
 

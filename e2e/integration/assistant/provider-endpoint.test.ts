@@ -16,8 +16,8 @@ describe("this app as a retrieval provider", () => {
     app = await startIntegrationApp({ AUTH_MODE: "password" });
     a = new Client(app.baseUrl);
     b = new Client(app.baseUrl);
-    await a.json("POST", "/v1/auth/sign-up", { email: "pa@x.test", password: "password-a" });
-    await b.json("POST", "/v1/auth/sign-up", { email: "pb@x.test", password: "password-b" });
+    await a.signUp({ email: "pa@x.test", password: "password-a" });
+    await b.signUp({ email: "pb@x.test", password: "password-b" });
     kbA = (await a.json<{ id: string }>("POST", "/v1/knowledges", { name: "A" })).data.id;
     await seedIndexedFile(kbA, "policy.pdf", SAMPLE_CHUNKS);
     tokenA = (await a.json<{ token: string }>("POST", "/v1/api-tokens", { name: "agent" })).data.token;

@@ -19,8 +19,8 @@ describe("isolation between users on every route", () => {
     app = await startIntegrationApp({ AUTH_MODE: "password" });
     a = new Client(app.baseUrl);
     b = new Client(app.baseUrl);
-    await a.json("POST", "/v1/auth/sign-up", { email: "ia@x.test", password: "password-a" });
-    await b.json("POST", "/v1/auth/sign-up", { email: "ib@x.test", password: "password-b" });
+    await a.signUp({ email: "ia@x.test", password: "password-a" });
+    await b.signUp({ email: "ib@x.test", password: "password-b" });
     kb = (await a.json<{ id: string }>("POST", "/v1/knowledges", { name: "A" })).data.id;
     kbB = (await b.json<{ id: string }>("POST", "/v1/knowledges", { name: "B" })).data.id;
     file = await seedIndexedFile(kb, "a-secret.pdf", SAMPLE_CHUNKS);

@@ -14,7 +14,7 @@ const signIn = (from: string, email: string, password: string, extra: Record<str
 
 beforeAll(async () => {
   app = await startIntegrationApp({ AUTH_MODE: "password", TRUSTED_PROXIES: "127.0.0.1" });
-  const up = await new Client(app.baseUrl).json("POST", "/v1/auth/sign-up", { email: "victim@example.com", password: PASSWORD }, { "x-forwarded-for": "203.0.113.1" });
+  const up = await new Client(app.baseUrl).signUp({ email: "victim@example.com", password: PASSWORD }, { "x-forwarded-for": "203.0.113.1" });
   expect(up.code).toBe(0);
 });
 afterAll(() => app.close());

@@ -26,10 +26,10 @@ describe("retrieval test route", () => {
   beforeAll(async () => {
     app = await startIntegrationApp({ AUTH_MODE: "password" });
     [owner, editor, viewer, stranger] = [0, 1, 2, 3].map(() => new Client(app.baseUrl)) as [Client, Client, Client, Client];
-    await owner.json("POST", "/v1/auth/sign-up", { email: "own@rt.test", password: "password-o" });
-    await editor.json("POST", "/v1/auth/sign-up", { email: "edit@rt.test", password: "password-e" });
-    await viewer.json("POST", "/v1/auth/sign-up", { email: "view@rt.test", password: "password-v" });
-    await stranger.json("POST", "/v1/auth/sign-up", { email: "str@rt.test", password: "password-s" });
+    await owner.signUp({ email: "own@rt.test", password: "password-o" });
+    await editor.signUp({ email: "edit@rt.test", password: "password-e" });
+    await viewer.signUp({ email: "view@rt.test", password: "password-v" });
+    await stranger.signUp({ email: "str@rt.test", password: "password-s" });
     kb = (await owner.json<{ id: string }>("POST", "/v1/knowledges", { name: "logistics" })).data.id;
     await owner.json("POST", `/v1/knowledges/${kb}/members`, { email: "edit@rt.test", role: "editor" });
     await owner.json("POST", `/v1/knowledges/${kb}/members`, { email: "view@rt.test", role: "viewer" });

@@ -49,8 +49,8 @@ describe("MCP server", () => {
     app = await startIntegrationApp({ AUTH_MODE: "password" });
     a = new Client(app.baseUrl);
     const b = new Client(app.baseUrl);
-    await a.json("POST", "/v1/auth/sign-up", { email: "ma@x.test", password: "password-a" });
-    await b.json("POST", "/v1/auth/sign-up", { email: "mb@x.test", password: "password-b" });
+    await a.signUp({ email: "ma@x.test", password: "password-a" });
+    await b.signUp({ email: "mb@x.test", password: "password-b" });
     kbA = (await a.json<{ id: string }>("POST", "/v1/knowledges", { name: "A" })).data.id;
     kbA2 = (await a.json<{ id: string }>("POST", "/v1/knowledges", { name: "A2" })).data.id;
     kbB = (await b.json<{ id: string }>("POST", "/v1/knowledges", { name: "B" })).data.id;

@@ -33,8 +33,8 @@ describe("agent tools", () => {
     app = await startIntegrationApp({ AUTH_MODE: "password" });
     const a = new Client(app.baseUrl);
     const b = new Client(app.baseUrl);
-    await a.json("POST", "/v1/auth/sign-up", { email: "ta@x.test", password: "password-a" });
-    await b.json("POST", "/v1/auth/sign-up", { email: "tb@x.test", password: "password-b" });
+    await a.signUp({ email: "ta@x.test", password: "password-a" });
+    await b.signUp({ email: "tb@x.test", password: "password-b" });
     kbA = (await a.json<{ id: string }>("POST", "/v1/knowledges", { name: "Manuals" })).data.id;
     kbEmpty = (await a.json<{ id: string }>("POST", "/v1/knowledges", { name: "Empty" })).data.id;
     kbIndexing = (await a.json<{ id: string }>("POST", "/v1/knowledges", { name: "Indexing" })).data.id;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ok } from "@/lib/api/envelope";
 import { parseJsonBody } from "@/lib/api/request";
 import { apiRoute } from "@/lib/api/route";
-import { signIn, signUp, sessionCookie } from "@/lib/auth/session";
+import { signUp } from "@/lib/auth/session";
 import { limitSignUp } from "@/lib/auth/rate-limit";
 
 export const runtime = "nodejs";
@@ -15,10 +15,12 @@ const body = z
   })
   .strict();
 
+// The same answer whether or not the e-mail already had an account, and no session: the
+// client signs in next (POST /v1/auth/sign-in), which only the password's holder can do
+// (docs/security.md "Account enumeration").
 export const POST = apiRoute(async (request) => {
   const input = await parseJsonBody(request, body);
   await limitSignUp(request);
   await signUp(input);
-  const session = await signIn(input);
-  return ok({ user: session.user }, { headers: { "Set-Cookie": sessionCookie(request, session.token, session.expiresAt) } });
+  return ok({ email: input.email, next: "sign_in" as const }, { status: 202 });
 });

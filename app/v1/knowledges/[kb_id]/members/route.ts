@@ -22,7 +22,7 @@ export const GET = apiRoute<{ kb_id: string }>(async (request, ctx) => {
   const { kb_id } = parseParams(await ctx.params, kbParams);
   const { user } = await requirePrincipal(request);
   await requireKnowledgeAccess(user.id, kb_id, "read");
-  return ok({ items: await listMembers(kb_id) });
+  return ok(await listMembers(kb_id));
 });
 
 export const POST = apiRoute<{ kb_id: string }>(async (request, ctx) => {
@@ -30,5 +30,6 @@ export const POST = apiRoute<{ kb_id: string }>(async (request, ctx) => {
   const { user } = await requirePrincipal(request);
   const input = await parseJsonBody(request, body);
   await requireKnowledgeAccess(user.id, kb_id, "manage");
-  return ok(await upsertMember(kb_id, input));
+  // Answers alike whether or not the e-mail has an account (an invitation otherwise).
+  return ok(await upsertMember(kb_id, input, user.id));
 });
