@@ -42,6 +42,8 @@ export const ERROR_CODES = [
   "PROVIDER_UNAVAILABLE",
   "EXTERNAL_SOURCE_NOT_FOUND",
   "LISTING_UNSUPPORTED",
+  // Conversation experience (issue 20 item 12): feedback, edit and resend.
+  "MESSAGE_NOT_FOUND",
   "INTERNAL_ERROR",
 ] as const;
 
@@ -86,6 +88,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   PROVIDER_UNAVAILABLE: "The external knowledge provider is unavailable.",
   EXTERNAL_SOURCE_NOT_FOUND: "The external source or document was not found.",
   LISTING_UNSUPPORTED: "This provider cannot list its documents.",
+  MESSAGE_NOT_FOUND: "Message not found in this conversation.",
   INTERNAL_ERROR: "Something went wrong on our side.",
 };
 

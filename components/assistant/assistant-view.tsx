@@ -2,7 +2,7 @@
 // The sidebar assistant as a pure view: everything it shows comes in through props, so the
 // live sidebar (stores + React Query) and the flow gallery (fixtures) render the same UI.
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
-import type { AssistantBootstrap, ConversationSummary, KnowledgeSummary } from "@/components/api/types";
+import type { AssistantBootstrap, ConversationSummary, KnowledgeSummary, MessageFeedback } from "@/components/api/types";
 import { useT } from "@/components/i18n/locale-store";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -36,6 +36,18 @@ export interface AssistantViewProps {
   onAsk: (question: string) => void;
   onStop: () => void;
   onRetry: (assistantMessageId: string) => void;
+  /** Conversation experience (issue 20): regenerate, edit and resend, feedback. */
+  onRegenerate?: (assistantMessageId: string) => void;
+  onEditQuestion?: (userMessageId: string, question: string) => void;
+  onFeedback?: (assistantMessageId: string, feedback: MessageFeedback | null) => Promise<unknown>;
+  /** History search, paging and rename (absent in fixtures that show a fixed list). */
+  historySearch?: string;
+  onHistorySearch?: (q: string) => void;
+  conversationsTotal?: number;
+  conversationsHasMore?: boolean;
+  conversationsLoadingMore?: boolean;
+  onMoreConversations?: () => void;
+  onRenameConversation?: (id: string, title: string) => Promise<unknown>;
   conversations: ConversationSummary[] | undefined;
   conversationsState: LoadState;
   conversationsError?: string | null;
@@ -143,6 +155,13 @@ export function AssistantView(p: AssistantViewProps) {
             p.onNewConversation();
           }}
           onDelete={p.onDeleteConversation}
+          search={p.historySearch}
+          onSearch={p.onHistorySearch}
+          total={p.conversationsTotal}
+          hasMore={p.conversationsHasMore}
+          loadingMore={p.conversationsLoadingMore}
+          onMore={p.onMoreConversations}
+          onRename={p.onRenameConversation}
         />
       </div>
     );
@@ -174,9 +193,38 @@ export function AssistantView(p: AssistantViewProps) {
         ) : (
           p.session.messages.map((m) =>
             m.role === "user" ? (
-              <UserMessage key={m.id} message={m} />
+              <UserMessage
+                key={m.id}
+                message={m}
+                canAsk={enabled && !busy}
+                maxLength={p.bootstrap?.max_question_length ?? DEFAULT_MAX_QUESTION_LENGTH}
+                onEdit={
+                  p.onEditQuestion
+                    ? (id, q) => {
+                        stick.current = true;
+                        p.onEditQuestion!(id, q);
+                      }
+                    : undefined
+                }
+              />
             ) : (
-              <AssistantMessage key={m.id} message={m} knowledgeId={p.selectedKbId} onRetry={p.onRetry} onAsk={ask} canAsk={enabled && !busy} />
+              <AssistantMessage
+                key={m.id}
+                message={m}
+                knowledgeId={p.selectedKbId}
+                onRetry={p.onRetry}
+                onAsk={ask}
+                canAsk={enabled && !busy}
+                onRegenerate={
+                  p.onRegenerate
+                    ? (id) => {
+                        stick.current = true;
+                        p.onRegenerate!(id);
+                      }
+                    : undefined
+                }
+                onFeedback={p.onFeedback}
+              />
             ),
           )
         )}

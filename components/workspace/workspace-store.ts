@@ -13,7 +13,7 @@ export function readStoredKbId(): string | null {
   }
 }
 
-type MainTab = "files" | "viewer" | "graph" | "retrieval-test";
+type MainTab = "files" | "viewer" | "graph" | "retrieval-test" | "feedback";
 
 interface WorkspaceState {
   selectedKbId: string | null;
