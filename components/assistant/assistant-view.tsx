@@ -281,22 +281,10 @@ export function AssistantView(p: AssistantViewProps) {
         </div>
         {p.knowledges && p.knowledges.length > 0 ? <KbSelect knowledges={p.knowledges} value={p.selectedKbId} onChange={p.onSelectKb} disabled={busy} /> : null}
       </header>
-      <div
-        ref={scroller}
-        onScroll={(e) => {
-          const el = e.currentTarget;
-          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
-        }}
-        // Focusable so keyboard users can scroll long answers (axe: scrollable-region-focusable).
-        tabIndex={0}
-        role="region"
-        aria-label={t("chat.streamingRegion")}
-        className="min-h-0 flex-1 overflow-y-auto focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-indigo-500"
-      >
-        {body}
-      </div>
+      {/* The composer comes before the message list in focus order (shown below it): Tab from
+          the header reaches the question box at once instead of walking every answer's links. */}
       {showComposer ? (
-        <footer className="flex flex-col gap-2 border-t border-slate-200 bg-white p-3">
+        <footer className="order-last flex flex-col gap-2 border-t border-slate-200 bg-white p-3">
           {p.bootstrapState === "loading" ? (
             <p className="flex items-center gap-2 px-1 text-xs text-slate-500">
               <Spinner className="h-3 w-3" /> {t("assistant.loadingStatus")}
@@ -317,6 +305,20 @@ export function AssistantView(p: AssistantViewProps) {
           />
         </footer>
       ) : null}
+      <div
+        ref={scroller}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+        }}
+        // Focusable so keyboard users can scroll long answers (axe: scrollable-region-focusable).
+        tabIndex={0}
+        role="region"
+        aria-label={t("chat.streamingRegion")}
+        className="min-h-0 flex-1 overflow-y-auto focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-indigo-500"
+      >
+        {body}
+      </div>
     </section>
   );
 }

@@ -471,6 +471,7 @@ export const zh = {
   "feedback.answer": "回答",
   "feedback.by": "{name} · {time}",
   "feedback.more": "加载更多",
+  "viewer.passageOnPage": "第 {page} 页的引用段落",
 } as const;
 
 export type MessageKey = keyof typeof zh;
@@ -945,6 +946,7 @@ export const en = {
   "feedback.answer": "Answer",
   "feedback.by": "{name} · {time}",
   "feedback.more": "Load more",
+  "viewer.passageOnPage": "Quoted passage on page {page}",
 } as const satisfies Dictionary;
 
 export const dictionaries = { zh: zh as Dictionary, en: en as Dictionary };
