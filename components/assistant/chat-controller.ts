@@ -147,8 +147,13 @@ export function stopStreaming(kbId: string): void {
 }
 
 export function retryAnswer(kbId: string, assistantId: string, opts: AskOptions = {}): void {
-  const msg = getChatSession(kbId).messages.find((m) => m.id === assistantId);
+  const messages = getChatSession(kbId).messages;
+  const i = messages.findIndex((m) => m.id === assistantId);
+  const msg = messages[i];
   if (!msg?.question || controllers.has(kbId)) return;
+  // A stored failed turn is replaced on the server too (else a reload showed it again).
+  const q = messages[i - 1];
+  if (q?.role === "user" && q.serverId) return resendFrom(kbId, q.id, msg.question, opts);
   useChatStore.getState().dispatch(kbId, { type: "remove-exchange", assistantId });
   void askQuestion(kbId, msg.question, opts);
 }
