@@ -103,7 +103,7 @@ test.describe("conversation experience", () => {
       const res = await page.request.post(`/v1/knowledges/${kb}/assistant/chat/stream`, {
         data: { message: `${REFUND} ${token}-${i}`, answer_mode: "references_only" },
       });
-      expect((await res.text()).includes("event: done")).toBe(true);
+      expect(await res.text()).toContain("event: done");
     }
     await page.reload();
     await a.waitForStatus("ready");
@@ -133,7 +133,7 @@ test.describe("conversation experience", () => {
 
     // Clear says exactly what goes and asks first.
     await a.conversationItem(title).getByTestId("conversation-clear").click();
-    const confirm = page.getByTestId("confirm-dialog");
+    const confirm = a.root.getByTestId("conversation-history").getByTestId("confirm-dialog");
     await expect(confirm).toContainText(title);
     await expect(confirm).toContainText(/2 条消息|2 messages/);
     await expect(confirm).toContainText(/知识库、文件和其他会话不受影响|knowledge base, its files and other conversations are not affected/);
