@@ -47,6 +47,8 @@ export const ERROR_CODES = [
   "EVALUATION_RUN_NOT_FOUND",
   "QUESTION_SET_INVALID",
   "QUESTION_SET_TOO_LARGE",
+  // Conversation experience (issue 20 item 12): feedback, edit and resend.
+  "MESSAGE_NOT_FOUND",
   "INTERNAL_ERROR",
 ] as const;
 
@@ -95,6 +97,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   EVALUATION_RUN_NOT_FOUND: "Evaluation run not found.",
   QUESTION_SET_INVALID: "The question set has no usable question.",
   QUESTION_SET_TOO_LARGE: "The question set is too large.",
+  MESSAGE_NOT_FOUND: "Message not found in this conversation.",
   INTERNAL_ERROR: "Something went wrong on our side.",
 };
 

@@ -46,7 +46,7 @@ export async function unwrapEnvelope<T>(res: Response): Promise<T> {
 type Json = Record<string, unknown> | unknown[];
 
 export interface RequestOptions {
-  method?: "GET" | "POST" | "PATCH" | "DELETE";
+  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   body?: Json;
   signal?: AbortSignal;
 }

@@ -1,13 +1,16 @@
 "use client";
 // Server state lives in React Query; query keys are centralised here so invalidation after
 // uploads, parse jobs and chats reaches every view that shows the same data.
-import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { api, kbPath } from "./http-client";
 import type {
   ApiTokenSummary,
   AssistantBootstrap,
   ConversationSummary,
+  CursorPage,
   DocumentContent,
+  FeedbackItem,
+  MessageFeedback,
   ExternalProviderStatus,
   ExternalRefBinding,
   ListingPage,
@@ -33,6 +36,8 @@ export const queryKeys = {
   tree: ["knowledges", "tree"] as const,
   bootstrap: (kbId: string) => ["bootstrap", kbId] as const,
   conversations: (kbId: string) => ["conversations", kbId] as const,
+  conversationSearch: (kbId: string, q: string) => ["conversations", kbId, q] as const,
+  feedback: (kbId: string, rating: string) => ["feedback", kbId, rating] as const,
   messages: (kbId: string, conversationId: string) => ["messages", kbId, conversationId] as const,
   content: (kbId: string, fileId: string) => ["content", kbId, fileId] as const,
   members: (kbId: string) => ["members", kbId] as const,
@@ -87,12 +92,58 @@ export function useBootstrap(kbId: string | null) {
   });
 }
 
-export function useConversations(kbId: string | null) {
-  return useQuery({
-    queryKey: queryKeys.conversations(kbId ?? ""),
-    queryFn: () => api<Page<ConversationSummary>>(kbPath(kbId!, "/assistant/conversations?page=1&page_size=50")),
+export const CONVERSATION_PAGE_SIZE = 20;
+
+/**
+ * The conversation list, newest first, one keyset page at a time ("more" loads the next); `q`
+ * searches titles and message text on the server. Every search shares the conversations key
+ * prefix, so invalidating a KB's conversations refreshes the search too.
+ */
+export function useConversations(kbId: string | null, q = "") {
+  const search = q.trim();
+  return useInfiniteQuery({
+    queryKey: search ? queryKeys.conversationSearch(kbId ?? "", search) : queryKeys.conversations(kbId ?? ""),
+    queryFn: ({ pageParam }) => {
+      const params = new URLSearchParams({ page_size: String(CONVERSATION_PAGE_SIZE) });
+      if (pageParam) params.set("cursor", pageParam);
+      if (search) params.set("q", search);
+      return api<CursorPage<ConversationSummary>>(kbPath(kbId!, `/assistant/conversations?${params}`));
+    },
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor,
     enabled: !!kbId,
     placeholderData: keepPreviousData,
+  });
+}
+
+export function useRenameConversation(kbId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; title: string }) =>
+      api<ConversationSummary>(kbPath(kbId, `/assistant/conversations/${encodeURIComponent(input.id)}`), { method: "PATCH", body: { title: input.title } }),
+    onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.conversations(kbId) }),
+  });
+}
+
+export function putMessageFeedback(kbId: string, conversationId: string, messageId: string, feedback: MessageFeedback | null) {
+  return api<{ message_id: string; rating: string | null; comment: string | null }>(
+    kbPath(kbId, `/assistant/conversations/${encodeURIComponent(conversationId)}/messages/${encodeURIComponent(messageId)}/feedback`),
+    { method: "PUT", body: { rating: feedback?.rating ?? null, comment: feedback?.comment ?? null } },
+  );
+}
+
+/** Rated answers of a KB (owners and editors). `rating` "" lists both. */
+export function useKnowledgeFeedback(kbId: string, rating: "" | "up" | "down") {
+  return useInfiniteQuery({
+    queryKey: queryKeys.feedback(kbId, rating),
+    queryFn: ({ pageParam }) => {
+      const params = new URLSearchParams({ limit: "20" });
+      if (pageParam) params.set("cursor", pageParam);
+      if (rating) params.set("rating", rating);
+      return api<CursorPage<FeedbackItem>>(kbPath(kbId, `/assistant/feedback?${params}`));
+    },
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor,
   });
 }
 

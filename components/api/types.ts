@@ -224,7 +224,33 @@ export interface StoredMessage {
   engine: string | null;
   /** What the turn recorded beside the answer: `error_code` of a failed or no-context turn, `partial`. */
   metadata?: { error_code?: string; partial?: boolean; agent_steps?: AgentStepView[] } | null;
+  feedback?: MessageFeedback | null;
   created_at: string;
+}
+
+/** Thumbs up/down on an answer (issue 20), stored with the message. */
+export interface MessageFeedback {
+  rating: "up" | "down";
+  comment: string | null;
+}
+
+/** A rated answer as the KB's owners and editors see it (GET …/assistant/feedback). */
+export interface FeedbackItem {
+  message_id: string;
+  conversation_id: string;
+  rating: "up" | "down";
+  comment: string | null;
+  question: string;
+  answer_excerpt: string;
+  user_name: string;
+  rated_at: string;
+}
+
+/** A keyset page: `next_cursor` continues it, null at the end. */
+export interface CursorPage<T> {
+  items: T[];
+  total?: number;
+  next_cursor: string | null;
 }
 
 /** One tool call of an agent-mode answer, live from SSE or saved with the message (issue 17). */

@@ -1,8 +1,11 @@
 "use client";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useErrorCopy, useT } from "@/components/i18n/locale-store";
 import { Button } from "@/components/ui/button";
-import { AlertIcon, RefreshIcon } from "@/components/ui/icons";
+import { AlertIcon, PencilIcon, RefreshIcon } from "@/components/ui/icons";
+import { inputClass } from "@/components/ui/text-field";
+import type { MessageFeedback } from "@/components/api/types";
+import { AnswerActions } from "./answer-actions";
 import { Spinner } from "@/components/ui/spinner";
 import { focusRing } from "@/components/ui/button";
 import { cx } from "@/components/ui/cx";
@@ -17,11 +20,79 @@ import { ReferenceList, referenceCardId } from "./reference-cards";
 
 const HIGHLIGHT_MS = 2200;
 
-export function UserMessage({ message }: { message: ChatMessage }) {
+export interface UserMessageProps {
+  message: ChatMessage;
+  /** Edit and resend: replaces this question and every later turn (absent: not editable). */
+  onEdit?: (id: string, question: string) => void;
+  canAsk?: boolean;
+  maxLength?: number;
+}
+
+export function UserMessage({ message, onEdit, canAsk = false, maxLength = 200 }: UserMessageProps) {
   const t = useT();
+  const editId = useId();
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState(message.content);
+  if (editing && onEdit) {
+    const text = draft.trim();
+    return (
+      <form
+        data-testid="edit-question-form"
+        className="ml-auto flex w-[85%] flex-col gap-1.5"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!text || !canAsk) return;
+          setEditing(false);
+          onEdit(message.id, text);
+        }}
+      >
+        <label htmlFor={editId} className="sr-only">
+          {t("convo.editLabel")}
+        </label>
+        <textarea
+          id={editId}
+          data-testid="edit-question-input"
+          autoFocus
+          rows={2}
+          maxLength={maxLength}
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") setEditing(false);
+          }}
+          className={cx(inputClass, "resize-none")}
+        />
+        <p className="text-xs text-slate-600">{t("convo.editHint")}</p>
+        <div className="flex justify-end gap-2">
+          <Button size="sm" onClick={() => setEditing(false)}>
+            {t("common.cancel")}
+          </Button>
+          <Button size="sm" variant="primary" type="submit" data-testid="edit-question-send" disabled={!text || !canAsk}>
+            {t("convo.editSend")}
+          </Button>
+        </div>
+      </form>
+    );
+  }
   return (
-    <div className="flex justify-end">
+    <div className="group flex items-start justify-end gap-1">
       <span className="sr-only">{t("chat.you")}: </span>
+      {onEdit && message.serverId ? (
+        <Button
+          variant="ghost"
+          size="icon"
+          data-testid="edit-question"
+          aria-label={t("convo.edit")}
+          title={t("convo.edit")}
+          disabled={!canAsk}
+          onClick={() => {
+            setDraft(message.content);
+            setEditing(true);
+          }}
+        >
+          <PencilIcon />
+        </Button>
+      ) : null}
       <div data-testid="message-user" className="max-w-[85%] whitespace-pre-wrap break-words rounded-2xl rounded-br-md bg-indigo-600 px-3.5 py-2 text-sm text-white">
         {message.content}
       </div>
@@ -35,9 +106,11 @@ export interface AssistantMessageProps {
   onRetry?: (id: string) => void;
   onAsk?: (q: string) => void;
   canAsk: boolean;
+  onRegenerate?: (id: string) => void;
+  onFeedback?: (id: string, feedback: MessageFeedback | null) => Promise<unknown>;
 }
 
-export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk }: AssistantMessageProps) {
+export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk, onRegenerate, onFeedback }: AssistantMessageProps) {
   const t = useT();
   const errorCopy = useErrorCopy();
   const [refsOpen, setRefsOpen] = useState(true);
@@ -128,6 +201,9 @@ export function AssistantMessage({ message, knowledgeId, onRetry, onAsk, canAsk 
         ) : null}
         <SourceStatuses sources={message.sources} />
         <ReferenceList messageId={message.id} ordered={ordered} knowledgeId={knowledgeId} open={refsOpen} onToggle={() => setRefsOpen((v) => !v)} highlighted={highlighted} />
+        {!working && message.content && (phase === "done" || phase === "stopped") ? (
+          <AnswerActions message={message} canAsk={canAsk} onRegenerate={onRegenerate} onFeedback={onFeedback} />
+        ) : null}
         {message.relatedQuestions && message.relatedQuestions.length > 0 && phase === "done" ? (
           <div className="mt-3">
             <p className="text-xs font-medium text-slate-500">{t("chat.related")}</p>

@@ -3,13 +3,13 @@
 // and to the chat store/controller (streaming answers).
 import { useCallback, useEffect, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { queryKeys, useBootstrap, useConversations, useDeleteConversation, useKnowledges } from "@/components/api/queries";
+import { putMessageFeedback, queryKeys, useBootstrap, useConversations, useDeleteConversation, useKnowledges, useRenameConversation } from "@/components/api/queries";
 import { isApiError } from "@/components/api/http-client";
 import { KnowledgePanel, useExternalSourceRegistrations } from "@/components/knowledge/knowledge-panel";
 import { useWorkspaceStore } from "@/components/workspace/workspace-store";
 import { AssistantView, type LoadState } from "./assistant-view";
 import { useAnswerModeStore } from "./answer-mode-store";
-import { askQuestion, loadConversation, newConversation, retryAnswer, stopStreaming } from "./chat-controller";
+import { askQuestion, loadConversation, newConversation, regenerateAnswer, resendFrom, retryAnswer, setFeedbackLocally, stopStreaming } from "./chat-controller";
 import { getChatSession, useChatSession } from "./chat-store";
 import { readConversationLocation, useConversationUrl, writeConversationLocation } from "./conversation-url";
 
@@ -36,7 +36,12 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
   const kbs = useKnowledges();
   const bootstrap = useBootstrap(kbId);
   const conversations = useConversations(kbId);
+  // The history panel's search runs as its own query; the restore below reads the unfiltered list.
+  const [historySearch, setHistorySearch] = useState("");
+  const searched = useConversations(kbId, historySearch);
+  const shown = historySearch.trim() ? searched : conversations;
   const deleteConversation = useDeleteConversation(kbId ?? "");
+  const renameConversation = useRenameConversation(kbId ?? "");
   const session = useChatSession(kbId);
   const agentOn = useAnswerModeStore((s) => s.agent);
   // Agent mode only where the server offers it; otherwise the usual grounded answer.
@@ -44,7 +49,7 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
   useExternalSourceRegistrations();
   const kb = kbs.data?.find((k) => k.id === kbId) ?? null;
 
-  const latestConversationId = conversations.data?.items[0]?.id ?? null;
+  const latestConversationId = conversations.data?.pages[0]?.items[0]?.id ?? null;
   // Bumped when a restore settles, so the URL sync sees that the page's first state is decided.
   const [, setRestoreTick] = useState(0);
   useEffect(() => {
@@ -104,9 +109,27 @@ export function AssistantSidebar({ onClose }: { onClose?: () => void }) {
       onAsk={(q) => kbId && void askQuestion(kbId, q, { onSettled: settled(kbId), mode })}
       onStop={() => kbId && stopStreaming(kbId)}
       onRetry={(id) => kbId && retryAnswer(kbId, id, { onSettled: settled(kbId), mode })}
-      conversations={conversations.data?.items}
-      conversationsState={stateOf(conversations, !!kbId)}
-      conversationsError={errorText(conversations.error)}
+      onRegenerate={(id) => kbId && regenerateAnswer(kbId, id, { onSettled: settled(kbId), mode })}
+      onEditQuestion={(id, q) => kbId && resendFrom(kbId, id, q, { onSettled: settled(kbId), mode })}
+      onFeedback={async (id, feedback) => {
+        if (!kbId) return;
+        const s = getChatSession(kbId);
+        const m = s.messages.find((x) => x.id === id);
+        if (!s.conversationId || !m?.serverId) return;
+        await putMessageFeedback(kbId, s.conversationId, m.serverId, feedback);
+        setFeedbackLocally(kbId, id, feedback);
+        void qc.invalidateQueries({ queryKey: ["feedback", kbId] });
+      }}
+      conversations={shown.data?.pages.flatMap((pg) => pg.items)}
+      conversationsState={stateOf(shown, !!kbId)}
+      conversationsError={errorText(shown.error)}
+      conversationsTotal={shown.data?.pages[0]?.total}
+      conversationsHasMore={shown.hasNextPage}
+      conversationsLoadingMore={shown.isFetchingNextPage}
+      onMoreConversations={() => void shown.fetchNextPage()}
+      historySearch={historySearch}
+      onHistorySearch={setHistorySearch}
+      onRenameConversation={(id, title) => renameConversation.mutateAsync({ id, title })}
       onSelectConversation={(id) => kbId && void loadConversation(kbId, id).catch(() => undefined)}
       onNewConversation={() => kbId && newConversation(kbId)}
       onDeleteConversation={async (id) => {

@@ -2,7 +2,7 @@
 // The sidebar assistant as a pure view: everything it shows comes in through props, so the
 // live sidebar (stores + React Query) and the flow gallery (fixtures) render the same UI.
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
-import type { AssistantBootstrap, ConversationSummary, KnowledgeSummary } from "@/components/api/types";
+import type { AssistantBootstrap, ConversationSummary, KnowledgeSummary, MessageFeedback } from "@/components/api/types";
 import { useT } from "@/components/i18n/locale-store";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -36,6 +36,18 @@ export interface AssistantViewProps {
   onAsk: (question: string) => void;
   onStop: () => void;
   onRetry: (assistantMessageId: string) => void;
+  /** Conversation experience (issue 20): regenerate, edit and resend, feedback. */
+  onRegenerate?: (assistantMessageId: string) => void;
+  onEditQuestion?: (userMessageId: string, question: string) => void;
+  onFeedback?: (assistantMessageId: string, feedback: MessageFeedback | null) => Promise<unknown>;
+  /** History search, paging and rename (absent in fixtures that show a fixed list). */
+  historySearch?: string;
+  onHistorySearch?: (q: string) => void;
+  conversationsTotal?: number;
+  conversationsHasMore?: boolean;
+  conversationsLoadingMore?: boolean;
+  onMoreConversations?: () => void;
+  onRenameConversation?: (id: string, title: string) => Promise<unknown>;
   conversations: ConversationSummary[] | undefined;
   conversationsState: LoadState;
   conversationsError?: string | null;
@@ -144,6 +156,13 @@ export function AssistantView(p: AssistantViewProps) {
             p.onNewConversation();
           }}
           onDelete={p.onDeleteConversation}
+          search={p.historySearch}
+          onSearch={p.onHistorySearch}
+          total={p.conversationsTotal}
+          hasMore={p.conversationsHasMore}
+          loadingMore={p.conversationsLoadingMore}
+          onMore={p.onMoreConversations}
+          onRename={p.onRenameConversation}
         />
       </div>
     );
@@ -175,9 +194,38 @@ export function AssistantView(p: AssistantViewProps) {
         ) : (
           p.session.messages.map((m) =>
             m.role === "user" ? (
-              <UserMessage key={m.id} message={m} />
+              <UserMessage
+                key={m.id}
+                message={m}
+                canAsk={enabled && !busy}
+                maxLength={p.bootstrap?.max_question_length ?? DEFAULT_MAX_QUESTION_LENGTH}
+                onEdit={
+                  p.onEditQuestion
+                    ? (id, q) => {
+                        stick.current = true;
+                        p.onEditQuestion!(id, q);
+                      }
+                    : undefined
+                }
+              />
             ) : (
-              <AssistantMessage key={m.id} message={m} knowledgeId={p.selectedKbId} onRetry={p.onRetry} onAsk={ask} canAsk={enabled && !busy} />
+              <AssistantMessage
+                key={m.id}
+                message={m}
+                knowledgeId={p.selectedKbId}
+                onRetry={p.onRetry}
+                onAsk={ask}
+                canAsk={enabled && !busy}
+                onRegenerate={
+                  p.onRegenerate
+                    ? (id) => {
+                        stick.current = true;
+                        p.onRegenerate!(id);
+                      }
+                    : undefined
+                }
+                onFeedback={p.onFeedback}
+              />
             ),
           )
         )}
@@ -234,22 +282,10 @@ export function AssistantView(p: AssistantViewProps) {
         </div>
         {p.knowledges && p.knowledges.length > 0 ? <KbSelect knowledges={p.knowledges} value={p.selectedKbId} onChange={p.onSelectKb} disabled={busy} /> : null}
       </header>
-      <div
-        ref={scroller}
-        onScroll={(e) => {
-          const el = e.currentTarget;
-          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
-        }}
-        // Focusable so keyboard users can scroll long answers (axe: scrollable-region-focusable).
-        tabIndex={0}
-        role="region"
-        aria-label={t("chat.streamingRegion")}
-        className="min-h-0 flex-1 overflow-y-auto focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-indigo-500"
-      >
-        {body}
-      </div>
+      {/* The composer comes before the message list in focus order (shown below it): Tab from
+          the header reaches the question box at once instead of walking every answer's links. */}
       {showComposer ? (
-        <footer className="flex flex-col gap-2 border-t border-slate-200 bg-white p-3">
+        <footer className="order-last flex flex-col gap-2 border-t border-slate-200 bg-white p-3">
           {p.bootstrapState === "loading" ? (
             <p className="flex items-center gap-2 px-1 text-xs text-slate-500">
               <Spinner className="h-3 w-3" /> {t("assistant.loadingStatus")}
@@ -270,6 +306,20 @@ export function AssistantView(p: AssistantViewProps) {
           />
         </footer>
       ) : null}
+      <div
+        ref={scroller}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+        }}
+        // Focusable so keyboard users can scroll long answers (axe: scrollable-region-focusable).
+        tabIndex={0}
+        role="region"
+        aria-label={t("chat.streamingRegion")}
+        className="min-h-0 flex-1 overflow-y-auto focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-indigo-500"
+      >
+        {body}
+      </div>
     </section>
   );
 }

@@ -7,6 +7,7 @@ import { openSse } from "@/components/api/sse-client";
 import type { RetrievalSourceStatus, SourceReference, TranslatedQuery } from "@/components/api/types";
 import { pendingRefsOf, usePendingRefs } from "@/components/knowledge/pending-refs-store";
 import { createDeltaBatcher } from "./delta-batcher";
+import type { MessageFeedback } from "@/components/api/types";
 import { getChatSession, useChatStore } from "./chat-store";
 
 const controllers = new Map<string, AbortController>();
@@ -24,6 +25,11 @@ export interface AskOptions {
   onSettled?: () => void;
   /** "agent" only when bootstrap reported agent_mode_available (the server refuses otherwise). */
   mode?: "grounded" | "agent";
+  /**
+   * Edit and resend / regenerate: the stored question (local id and server id) from which the
+   * conversation is replaced by this turn, on screen and on the server.
+   */
+  replaceFrom?: { localId: string; serverId: string };
 }
 
 export function isStreaming(kbId: string): boolean {
@@ -35,6 +41,7 @@ export async function askQuestion(kbId: string, question: string, opts: AskOptio
   if (!text || controllers.has(kbId)) return;
   touched.add(kbId);
   const dispatch = useChatStore.getState().dispatch;
+  if (opts.replaceFrom) dispatch(kbId, { type: "truncate-from", messageId: opts.replaceFrom.localId });
   const session = getChatSession(kbId);
   const assistantId = localId("a");
   dispatch(kbId, { type: "ask", userId: localId("u"), assistantId, question: text });
@@ -60,13 +67,19 @@ export async function askQuestion(kbId: string, question: string, opts: AskOptio
         min_score: null,
         // Sources chosen before the conversation existed are bound with its first question.
         external_knowledge_refs: session.conversationId ? [] : pendingRefsOf(kbId),
+        ...(opts.replaceFrom && session.conversationId ? { replace_from_message_id: opts.replaceFrom.serverId } : {}),
       },
       onEvent: ({ event, data }) => {
         const d = (data ?? {}) as Record<string, unknown>;
         switch (event) {
           case "start":
             if (!session.conversationId) usePendingRefs.getState().clear(kbId);
-            dispatch(kbId, { type: "start", conversationId: String(d.conversation_id ?? ""), messageId: (d.message_id as string) ?? null });
+            dispatch(kbId, {
+              type: "start",
+              conversationId: String(d.conversation_id ?? ""),
+              messageId: (d.message_id as string) ?? null,
+              userMessageId: typeof d.user_message_id === "string" ? d.user_message_id : null,
+            });
             break;
           case "retrieval":
             dispatch(kbId, {
@@ -134,10 +147,38 @@ export function stopStreaming(kbId: string): void {
 }
 
 export function retryAnswer(kbId: string, assistantId: string, opts: AskOptions = {}): void {
-  const msg = getChatSession(kbId).messages.find((m) => m.id === assistantId);
+  const messages = getChatSession(kbId).messages;
+  const i = messages.findIndex((m) => m.id === assistantId);
+  const msg = messages[i];
   if (!msg?.question || controllers.has(kbId)) return;
+  // A stored failed turn is replaced on the server too (else a reload showed it again).
+  const q = messages[i - 1];
+  if (q?.role === "user" && q.serverId) return resendFrom(kbId, q.id, msg.question, opts);
   useChatStore.getState().dispatch(kbId, { type: "remove-exchange", assistantId });
   void askQuestion(kbId, msg.question, opts);
+}
+
+/**
+ * Edit and resend (ChatGPT's truncated branch): the question and every later turn are replaced
+ * by the new question's turn. Regenerate is the same with the question unchanged, so the earlier
+ * answer is replaced, not kept as a version.
+ */
+export function resendFrom(kbId: string, userMessageId: string, question: string, opts: AskOptions = {}): void {
+  const msg = getChatSession(kbId).messages.find((m) => m.id === userMessageId);
+  if (!msg || msg.role !== "user" || !msg.serverId || controllers.has(kbId)) return;
+  void askQuestion(kbId, question, { ...opts, replaceFrom: { localId: msg.id, serverId: msg.serverId } });
+}
+
+/** Regenerate: a new answer to the question `assistantId` answered. */
+export function regenerateAnswer(kbId: string, assistantId: string, opts: AskOptions = {}): void {
+  const messages = getChatSession(kbId).messages;
+  const i = messages.findIndex((m) => m.id === assistantId);
+  const q = i > 0 ? messages[i - 1] : undefined;
+  if (q?.role === "user") resendFrom(kbId, q.id, q.content, opts);
+}
+
+export function setFeedbackLocally(kbId: string, messageId: string, feedback: MessageFeedback | null): void {
+  useChatStore.getState().dispatch(kbId, { type: "feedback", messageId, feedback });
 }
 
 export function newConversation(kbId: string): void {

@@ -119,3 +119,32 @@ describe("fromStored", () => {
     expect(msgs[1]!.finishReason).toBe("interrupted");
   });
 });
+
+describe("chatReducer: edit and resend, feedback (issue 20)", () => {
+  const turn = (n: number): ChatAction[] => [
+    { type: "ask", userId: `u${n}`, assistantId: `a${n}`, question: `q${n}` },
+    { type: "start", conversationId: "c1", messageId: `srv-a${n}`, userMessageId: `srv-u${n}` },
+    { type: "done", messageId: `srv-a${n}`, finishReason: "stop" },
+  ];
+
+  it("start gives the question its server id, so it can be edited later", () => {
+    const s = run(turn(1));
+    expect(s.messages.map((m) => m.serverId)).toEqual(["srv-u1", "srv-a1"]);
+  });
+
+  it("truncate-from drops that message and every later one", () => {
+    const s = run([...turn(1), ...turn(2), ...turn(3), { type: "truncate-from", messageId: "u2" }]);
+    expect(s.messages.map((m) => m.id)).toEqual(["u1", "a1"]);
+    expect(run([{ type: "truncate-from", messageId: "nope" }], s)).toBe(s);
+  });
+
+  it("feedback is set on the one answer and restored from the stored message", () => {
+    const s = run([...turn(1), { type: "feedback", messageId: "a1", feedback: { rating: "down", comment: "x" } }]);
+    expect(s.messages[1]!.feedback).toEqual({ rating: "down", comment: "x" });
+    const stored = fromStored([
+      { id: "u", role: "user", content: "q", references: [], finish_reason: null, engine: null, created_at: "2026-01-01T00:00:00.000Z" },
+      { id: "a", role: "assistant", content: "x", references: [], finish_reason: "stop", engine: "extractive", feedback: { rating: "up", comment: null }, created_at: "2026-01-01T00:00:01.000Z" },
+    ]);
+    expect(stored[1]!.feedback).toEqual({ rating: "up", comment: null });
+  });
+});

@@ -1,6 +1,6 @@
 // Pure state transitions of one conversation in the sidebar, driven by the SSE events of
 // SPEC §5. Kept free of React and I/O so every transition is unit-tested.
-import type { AgentStepView, RetrievalSourceStatus, SourceReference, StoredMessage, TranslatedQuery } from "@/components/api/types";
+import type { AgentStepView, MessageFeedback, RetrievalSourceStatus, SourceReference, StoredMessage, TranslatedQuery } from "@/components/api/types";
 
 export type AssistantPhase = "pending" | "retrieving" | "streaming" | "done" | "stopped" | "error";
 
@@ -28,6 +28,8 @@ export interface ChatMessage {
   translatedQueries?: TranslatedQuery[];
   /** Agent mode: the tool calls, in call order (running until their result arrives). */
   steps?: AgentStepView[];
+  /** The reader's thumbs up/down on an answer, as stored with the message. */
+  feedback?: MessageFeedback | null;
 }
 
 export interface ChatSession {
@@ -41,7 +43,7 @@ export const emptySession = (): ChatSession => ({ conversationId: null, messages
 
 export type ChatAction =
   | { type: "ask"; userId: string; assistantId: string; question: string }
-  | { type: "start"; conversationId: string; messageId: string | null }
+  | { type: "start"; conversationId: string; messageId: string | null; userMessageId?: string | null }
   | { type: "retrieval"; status: "searching" | "done" | string; hitCount?: number; sources?: RetrievalSourceStatus[]; translatedQueries?: TranslatedQuery[] }
   | { type: "tool_call"; id: string; name: string; arguments: unknown }
   | { type: "tool_result"; id: string; name: string; status: "ok" | "error"; count: number; durationMs: number; summary: string }
@@ -53,7 +55,10 @@ export type ChatAction =
   | { type: "stopped" }
   | { type: "load"; conversationId: string; messages: StoredMessage[] }
   | { type: "reset" }
-  | { type: "remove-exchange"; assistantId: string };
+  | { type: "remove-exchange"; assistantId: string }
+  /** Edit and resend / regenerate: this message and every later one leave the conversation. */
+  | { type: "truncate-from"; messageId: string }
+  | { type: "feedback"; messageId: string; feedback: MessageFeedback | null };
 
 function updateActive(s: ChatSession, fn: (m: ChatMessage) => ChatMessage): ChatSession {
   if (!s.activeId) return s;
@@ -74,8 +79,14 @@ export function chatReducer(s: ChatSession, a: ChatAction): ChatSession {
           { id: a.assistantId, role: "assistant", content: "", references: [], phase: "pending", question: a.question },
         ],
       };
-    case "start":
-      return updateActive({ ...s, conversationId: a.conversationId }, (m) => ({ ...m, serverId: a.messageId }));
+    case "start": {
+      const next = updateActive({ ...s, conversationId: a.conversationId }, (m) => ({ ...m, serverId: a.messageId }));
+      // The question's own id (for editing it later) is the user message just before the answer.
+      const i = next.messages.findIndex((m) => m.id === s.activeId);
+      const q = i > 0 ? next.messages[i - 1] : undefined;
+      if (!a.userMessageId || !q || q.role !== "user") return next;
+      return { ...next, messages: next.messages.map((m) => (m === q ? { ...m, serverId: a.userMessageId } : m)) };
+    }
     case "retrieval":
       return updateActive(s, (m) =>
         a.status === "searching"
@@ -126,6 +137,12 @@ export function chatReducer(s: ChatSession, a: ChatAction): ChatSession {
       const start = i > 0 && s.messages[i - 1]?.role === "user" ? i - 1 : i;
       return { ...s, messages: [...s.messages.slice(0, start), ...s.messages.slice(i + 1)] };
     }
+    case "truncate-from": {
+      const i = s.messages.findIndex((m) => m.id === a.messageId);
+      return i < 0 ? s : { ...s, messages: s.messages.slice(0, i) };
+    }
+    case "feedback":
+      return { ...s, messages: s.messages.map((m) => (m.id === a.messageId ? { ...m, feedback: a.feedback } : m)) };
   }
 }
 
@@ -159,6 +176,7 @@ export function fromStored(items: StoredMessage[]): ChatMessage[] {
       engine: m.engine,
       finishReason: m.finish_reason,
       steps: Array.isArray(m.metadata?.agent_steps) ? m.metadata.agent_steps : undefined,
+      feedback: m.feedback ?? null,
     };
   });
 }

@@ -27,3 +27,7 @@ export const UsersIcon = (p: SVGProps<SVGSVGElement>) => (<Icon {...p}><circle c
 export const GlobeIcon = (p: SVGProps<SVGSVGElement>) => (<Icon {...p}><circle cx="12" cy="12" r="9" /><path d="M3 12h18M12 3a14 14 0 0 1 0 18M12 3a14 14 0 0 0 0 18" /></Icon>);
 export const DownloadIcon = (p: SVGProps<SVGSVGElement>) => (<Icon {...p}><path d="M12 4v12M7 11l5 5 5-5M4 20h16" /></Icon>);
 export const ExternalIcon = (p: SVGProps<SVGSVGElement>) => (<Icon {...p}><path d="M14 4h6v6M20 4l-9 9M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5" /></Icon>);
+export const CopyIcon = (p: SVGProps<SVGSVGElement>) => (<Icon {...p}><rect x="9" y="9" width="11" height="11" rx="2" /><path d="M5 15V5a1 1 0 0 1 1-1h9" /></Icon>);
+export const ThumbUpIcon = (p: SVGProps<SVGSVGElement>) => (<Icon {...p}><path d="M7 11v9H4v-9h3zM7 11l4-7a2 2 0 0 1 2 2v4h5.5a2 2 0 0 1 2 2.3l-1.2 6A2 2 0 0 1 17.3 20H7" /></Icon>);
+export const ThumbDownIcon = (p: SVGProps<SVGSVGElement>) => (<Icon {...p}><path d="M7 13V4H4v9h3zM7 13l4 7a2 2 0 0 0 2-2v-4h5.5a2 2 0 0 0 2-2.3l-1.2-6A2 2 0 0 0 17.3 4H7" /></Icon>);
+export const SearchIcon = (p: SVGProps<SVGSVGElement>) => (<Icon {...p}><circle cx="11" cy="11" r="7" /><path d="M20 20l-4-4" /></Icon>);

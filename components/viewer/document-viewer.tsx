@@ -14,6 +14,8 @@ import { CloseIcon, DownloadIcon, FileIcon } from "@/components/ui/icons";
 import { scrollWithin } from "@/components/ui/scroll-within";
 import { Spinner } from "@/components/ui/spinner";
 import { cx } from "@/components/ui/cx";
+import { useMediaQuery } from "@/components/ui/use-media-query";
+import { plainQuote } from "@/components/assistant/quote-text";
 import { HighlightedText, TextPdfPage, getPdfPageRenderer, type PdfPageProps } from "./pdf-page-seam";
 import { findQuoteRange, type TextRange } from "./quote-highlight";
 import { useViewerStore, useViewerTarget, type ViewerTarget } from "./viewer-store";
@@ -89,10 +91,16 @@ export function DocumentBody({ doc: content, target, pdfPageRenderer }: { doc: D
   const drawsOriginal = pageRenderer !== TextPdfPage;
   const doc = useMemo(() => withPdfPages(content, drawsOriginal), [content, drawsOriginal]);
   const located = useMemo(() => locateTarget(doc, target), [doc, target]);
+  // On a phone a drawn PDF page is ~350 px wide: its text, highlight included, is too small to
+  // read. The quoted passage is shown above the pages as text at reading size (issue 20 item 13).
+  const phone = !useMediaQuery("(min-width: 640px)");
+  const passage = phone && !!target.quote && located.kind === "page" && located.key != null && !!doc.pages?.length;
 
   useEffect(() => {
     const el = root.current;
     if (!el || located.key == null) return;
+    const card = el.querySelector<HTMLElement>("[data-testid=viewer-passage]");
+    if (card) return card.scrollIntoView({ block: "start" });
     const anchor = el.querySelector<HTMLElement>(`[data-anchor="${CSS.escape(String(located.key))}"]`);
     const mark = anchor?.querySelector<HTMLElement>("mark");
     const goal = mark ?? anchor;
@@ -104,6 +112,14 @@ export function DocumentBody({ doc: content, target, pdfPageRenderer }: { doc: D
     return (
       <div ref={root} className="flex flex-col gap-4">
         {missed ? <p className="rounded-lg bg-amber-50 px-3 py-2 text-xs text-amber-900">{t("viewer.highlightMissing")}</p> : null}
+        {passage ? (
+          <figure data-testid="viewer-passage" className="rounded-xl border border-indigo-200 bg-white p-4 shadow-sm">
+            <figcaption className="text-xs font-medium text-slate-600">{t("viewer.passageOnPage", { page: String(located.key) })}</figcaption>
+            <blockquote className="mt-1.5 text-base leading-relaxed text-slate-900">
+              <mark className="rounded bg-amber-100 px-0.5 text-slate-900">{plainQuote(target.quote ?? "")}</mark>
+            </blockquote>
+          </figure>
+        ) : null}
         {doc.pages.map((p) => {
           // The document's page count, not the number of pages holding text (a page without
           // text has no entry): "page 8 of 24", never "8 of 3".

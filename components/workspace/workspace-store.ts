@@ -13,7 +13,7 @@ export function readStoredKbId(): string | null {
   }
 }
 
-type MainTab = "files" | "viewer" | "graph" | "retrieval-test" | "evaluation";
+type MainTab = "files" | "viewer" | "graph" | "retrieval-test" | "evaluation" | "feedback";
 
 interface WorkspaceState {
   selectedKbId: string | null;

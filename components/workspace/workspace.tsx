@@ -19,6 +19,7 @@ import { Spinner } from "@/components/ui/spinner";
 import { useMediaQuery } from "@/components/ui/use-media-query";
 import { cx } from "@/components/ui/cx";
 import { EvaluationPanel } from "@/components/evaluation/evaluation-panel";
+import { FeedbackPanel } from "@/components/feedback/feedback-panel";
 import { RetrievalTestPanel } from "@/components/retrieval-test/retrieval-test-panel";
 import { FilePanel } from "./file-panel";
 import { KbHeader, canWrite } from "./kb-header";
@@ -125,7 +126,7 @@ export function Workspace() {
             <>
               <KbHeader kb={kb} />
               <div role="tablist" aria-label={kb.name} className="flex gap-1 border-b border-slate-200 bg-white px-4 sm:px-6">
-                {(["files", "viewer", "graph", ...(canWrite(kb.role) ? (["retrieval-test", "evaluation"] as const) : [])] as const).map((tab) => (
+                {(["files", "viewer", "graph", ...(canWrite(kb.role) ? (["retrieval-test", "evaluation", "feedback"] as const) : [])] as const).map((tab) => (
                   <button
                     key={tab}
                     type="button"
@@ -137,7 +138,7 @@ export function Workspace() {
                     onClick={() => setMainTab(tab)}
                     className={cx("-mb-px border-b-2 px-3 py-2.5 text-sm font-medium", focusRing, mainTab === tab ? "border-indigo-600 text-indigo-700" : "border-transparent text-slate-500 hover:text-slate-800")}
                   >
-                    {tab === "files" ? t("tabs.files") : tab === "graph" ? t("tabs.graph") : tab === "viewer" ? t("tabs.viewer") : tab === "evaluation" ? t("tabs.evaluation") : t("tabs.retrievalTest")}
+                    {tab === "files" ? t("tabs.files") : tab === "graph" ? t("tabs.graph") : tab === "viewer" ? t("tabs.viewer") : tab === "evaluation" ? t("tabs.evaluation") : tab === "feedback" ? t("feedback.tab") : t("tabs.retrievalTest")}
                     {tab === "viewer" && viewerTarget?.fileName ? <span className="ml-1 hidden max-w-[12rem] truncate align-bottom text-slate-500 sm:inline-block">· {viewerTarget.fileName}</span> : null}
                   </button>
                 ))}
@@ -151,6 +152,8 @@ export function Workspace() {
                   <RetrievalTestPanel key={kb.id} kbId={kb.id} />
                 ) : mainTab === "evaluation" && canWrite(kb.role) ? (
                   <EvaluationPanel key={kb.id} kbId={kb.id} />
+                ) : mainTab === "feedback" && canWrite(kb.role) ? (
+                  <FeedbackPanel key={kb.id} kbId={kb.id} />
                 ) : (
                   <DocumentViewer />
                 )}

@@ -91,6 +91,31 @@ export class AssistantPanel {
     await expect(this.userMessages.last()).toContainText(question.slice(0, 20));
   }
 
+  /** The row of actions under a finished answer (copy, regenerate, feedback). */
+  answerAction(name: "copy-answer" | "copy-answer-refs" | "regenerate-answer" | "feedback-up" | "feedback-down", answer: Locator = this.lastAnswer()): Locator {
+    return answer.getByTestId(name);
+  }
+
+  get historySearch(): Locator {
+    return this.root.getByTestId("conversation-search");
+  }
+
+  get moreConversations(): Locator {
+    return this.root.getByTestId("conversation-more");
+  }
+
+  conversationItem(text: string | RegExp): Locator {
+    return this.conversationItems.filter({ hasText: text });
+  }
+
+  /** Edits the question at `index` (0-based) and sends it again. */
+  async editQuestion(index: number, question: string): Promise<void> {
+    await this.userMessages.nth(index).locator("..").getByTestId("edit-question").click();
+    const input = this.root.getByTestId("edit-question-input");
+    await input.fill(question);
+    await this.root.getByTestId("edit-question-send").click();
+  }
+
   /** Dispatches an Enter keydown flagged as part of an IME composition. */
   async pressImeEnter(variant: "isComposing" | "keyCode229"): Promise<void> {
     await this.composer.evaluate((el, v) => {

@@ -37,11 +37,16 @@ test.describe("accessibility (axe)", () => {
   test("every control in the composer area is reachable by keyboard", async ({ gallery, page }) => {
     await gallery.goto();
     const panel = gallery.assistant("welcome-ready");
-    await panel.exampleQuestions.last().focus();
+    // The composer comes right after the header in focus order (issue 20), before the list.
+    await panel.kbSelect.focus();
     await page.keyboard.press("Tab");
     await expect(panel.composer).toBeFocused();
     await page.keyboard.type("问题");
     await page.keyboard.press("Tab");
     await expect(panel.sendButton).toBeFocused();
+    // Then the message list: the welcome's example questions.
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await expect(panel.exampleQuestions.first()).toBeFocused();
   });
 });

@@ -22,6 +22,7 @@ import {
   releaseTurn,
   saveMessage,
   startConversationWithQuestion,
+  truncateFromQuestion,
   updateStreamingContent,
 } from "./conversations";
 import { PartialSaver } from "./partial-saver";
@@ -56,6 +57,8 @@ export interface ChatInput {
   use_query_rewrite: boolean;
   min_score: number | null;
   external_knowledge_refs: ExternalRef[];
+  /** Edit and resend / regenerate: the question from which the conversation is replaced. */
+  replace_from_message_id?: string | null;
 }
 
 export const MAX_MESSAGE_CHARS = 2000;
@@ -120,6 +123,7 @@ export async function prepareChatTurn(principal: Principal, knowledgeId: string,
     conversationId = (await findConversation(db, principal.user.id, knowledgeId, input.conversation_id)).id;
     await acquireTurn(db, conversationId, turnId);
     try {
+      if (input.replace_from_message_id) await truncateFromQuestion(raw, conversationId, input.replace_from_message_id);
       userMessageId = await saveMessage(raw, { conversationId, role: "user", content: question });
     } catch (e) {
       await releaseTurn(db, conversationId, turnId);
@@ -214,7 +218,7 @@ async function runTurn(p: Prepared, w: SseWriter, signal: AbortSignal): Promise<
     update: (content) => updateStreamingContent(p.raw, p.assistantMessageId, content),
   });
   try {
-    w.send("start", { conversation_id: p.conversationId, message_id: p.assistantMessageId });
+    w.send("start", { conversation_id: p.conversationId, message_id: p.assistantMessageId, user_message_id: p.userMessageId });
     const history = p.isNew
       ? []
       : // The question just saved goes into the prompt separately.

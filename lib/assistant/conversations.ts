@@ -1,5 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Db, RawDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import type { ChatMessage } from "@/lib/models/chat";
@@ -200,29 +202,117 @@ export async function finishStreamingMessage(db: Pick<RawDb, "$executeRawUnsafe"
   );
 }
 
-export async function listConversations(db: Db, userId: string, knowledgeId: string, page: number, pageSize: number) {
-  const where = { userId, knowledgeId };
+/** A conversation list position: the last shown row's time and id (keyset paging, stable under inserts). */
+interface ConversationCursor {
+  t: string | null;
+  id: string;
+}
+
+export function encodeConversationCursor(c: ConversationCursor): string {
+  return Buffer.from(JSON.stringify(c)).toString("base64url");
+}
+
+const cursorShape = z.object({ t: z.iso.datetime().nullable(), id: z.string().min(1).max(64) }).strict();
+
+export function decodeConversationCursor(raw: string): ConversationCursor {
+  try {
+    return cursorShape.parse(JSON.parse(Buffer.from(raw, "base64url").toString("utf8")));
+  } catch {
+    throw new AppError("INVALID_PARAMS", 'Invalid field "cursor": not a cursor this list returned.', { field: "cursor" });
+  }
+}
+
+/** Prisma's contains/ILIKE does not escape LIKE wildcards: "%" or "_" typed by a user are literal. */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export interface ConversationListQuery {
+  page: number;
+  pageSize: number;
+  /** Keyset position after which to continue (ignores `page`). */
+  cursor?: string;
+  /** Case-insensitive search in the title and in every message's text. */
+  q?: string;
+}
+
+export async function listConversations(db: Db, userId: string, knowledgeId: string, query: ConversationListQuery) {
+  const { page, pageSize } = query;
+  const q = query.q?.trim();
+  const where: Prisma.ConversationWhereInput = { userId, knowledgeId };
+  if (q) {
+    const pattern = { contains: likeLiteral(q), mode: "insensitive" as const };
+    where.OR = [{ title: pattern }, { messages: { some: { content: pattern } } }];
+  }
+  // Newest activity first; a conversation without messages (none are created so today) last.
+  let after: Prisma.ConversationWhereInput | undefined;
+  if (query.cursor) {
+    const c = decodeConversationCursor(query.cursor);
+    after = c.t
+      ? { OR: [{ lastMessageAt: { lt: new Date(c.t) } }, { lastMessageAt: new Date(c.t), id: { lt: c.id } }, { lastMessageAt: null }] }
+      : { lastMessageAt: null, id: { lt: c.id } };
+  }
   const [rows, total] = await Promise.all([
     db.conversation.findMany({
-      where,
-      orderBy: [{ lastMessageAt: { sort: "desc", nulls: "last" } }, { createdAt: "desc" }],
-      skip: (page - 1) * pageSize,
-      take: pageSize,
+      where: after ? { AND: [where, after] } : where,
+      orderBy: [{ lastMessageAt: { sort: "desc", nulls: "last" } }, { id: "desc" }],
+      skip: query.cursor ? 0 : (page - 1) * pageSize,
+      take: pageSize + 1,
     }),
     db.conversation.count({ where }),
   ]);
+  const more = rows.length > pageSize;
+  const shown = rows.slice(0, pageSize);
+  const last = shown.at(-1);
   return {
-    items: rows.map((c) => ({
-      id: c.id,
-      title: c.title,
-      message_count: c.messageCount,
-      last_message_at: c.lastMessageAt?.toISOString() ?? null,
-      created_at: c.createdAt.toISOString(),
-    })),
+    items: shown.map(conversationSummary),
     total,
     page,
     page_size: pageSize,
+    next_cursor: more && last ? encodeConversationCursor({ t: last.lastMessageAt?.toISOString() ?? null, id: last.id }) : null,
   };
+}
+
+function conversationSummary(c: { id: string; title: string; messageCount: number; lastMessageAt: Date | null; createdAt: Date }) {
+  return {
+    id: c.id,
+    title: c.title,
+    message_count: c.messageCount,
+    last_message_at: c.lastMessageAt?.toISOString() ?? null,
+    created_at: c.createdAt.toISOString(),
+  };
+}
+
+export const MAX_TITLE_CHARS = 100;
+
+/** Renames one of the caller's conversations (the caller's ownership is checked by the route). */
+export async function renameConversation(db: Db, conversationId: string, title: string) {
+  const c = await db.conversation.update({ where: { id: conversationId }, data: { title } });
+  return conversationSummary(c);
+}
+
+/**
+ * Edit-and-resend and regenerate (ChatGPT's truncated branch): the question `fromMessageId` and
+ * every later message of the conversation are deleted, with their feedback, in one statement
+ * that also corrects the conversation's count and time. Runs inside the turn's lease, before the
+ * new question is saved. The earlier answer is replaced, not kept as a version.
+ */
+export async function truncateFromQuestion(db: Pick<RawDb, "$executeRawUnsafe">, conversationId: string, fromMessageId: string): Promise<void> {
+  const deleted = await db.$executeRawUnsafe(
+    `WITH cut AS (
+       SELECT created_at, id FROM knowledge_assistant_messages WHERE id = $2 AND conversation_id = $1 AND role = 'user'
+     ), del AS (
+       DELETE FROM knowledge_assistant_messages m USING cut
+        WHERE m.conversation_id = $1 AND (m.created_at, m.id) >= (cut.created_at, cut.id)
+       RETURNING m.id
+     )
+     UPDATE knowledge_assistant_conversations
+        SET message_count = GREATEST(0, message_count - (SELECT count(*) FROM del)), updated_at = now()
+      WHERE id = $1 AND EXISTS (SELECT 1 FROM cut)`,
+    conversationId,
+    fromMessageId,
+  );
+  if (deleted === 0) throw new AppError("MESSAGE_NOT_FOUND", "The question to edit is not in this conversation.");
 }
 
 export async function listMessages(db: Db, conversationId: string, page: number, pageSize: number) {
@@ -245,6 +335,7 @@ export async function listMessages(db: Db, conversationId: string, page: number,
       finish_reason: m.finishReason,
       engine: m.engine,
       metadata: m.metadataJson ?? null,
+      feedback: m.feedbackRating ? { rating: m.feedbackRating, comment: m.feedbackComment } : null,
       created_at: m.createdAt.toISOString(),
     })),
     total,

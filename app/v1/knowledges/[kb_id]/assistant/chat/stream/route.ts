@@ -24,8 +24,15 @@ const body = z
     use_query_rewrite: z.boolean().default(false),
     min_score: z.number().min(0).max(1).nullable().default(null),
     external_knowledge_refs: z.array(externalRefSchema).max(20).default([]),
+    // Edit and resend / regenerate (issue 20): this question of `conversation_id` and every
+    // later message are replaced by the new turn (a truncated branch, as ChatGPT does).
+    replace_from_message_id: id.nullable().default(null),
   })
-  .strict();
+  .strict()
+  .refine((b) => !b.replace_from_message_id || b.conversation_id, {
+    message: "replace_from_message_id needs conversation_id",
+    path: ["replace_from_message_id"],
+  });
 
 export const POST = apiRoute<{ kb_id: string }>(async (request, ctx) => {
   const { kb_id } = parseParams(await ctx.params, kbParams);
