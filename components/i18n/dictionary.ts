@@ -314,6 +314,12 @@ export const zh = {
   "error.PROVIDER_UNAVAILABLE": "外部知识源暂时不可用。",
   "error.EXTERNAL_SOURCE_NOT_FOUND": "外部知识源中没有这个内容，或你无权访问。",
   "error.LISTING_UNSUPPORTED": "该来源不支持浏览文档。",
+  // UI copy of the error codes added by KB evaluation (issue 21) and conversation feedback (issue 20).
+  "error.EVALUATION_SET_NOT_FOUND": "找不到这个问题集，它可能已被删除。",
+  "error.EVALUATION_RUN_NOT_FOUND": "找不到这次评测，它可能已被删除。",
+  "error.QUESTION_SET_INVALID": "问题集里没有可用的问题，请检查文件的列名和内容。",
+  "error.QUESTION_SET_TOO_LARGE": "问题集太大：最多 10,000 个问题、8 MB。",
+  "error.MESSAGE_NOT_FOUND": "这条消息已不在此会话中。",
   // One language at a time (issue 20 item 14): every server error code has the UI's own copy.
   "error.FILE_NOT_FOUND": "找不到这个文件，它可能已被删除。",
   "error.FILE_NOT_IN_KNOWLEDGE": "这个文件不属于当前知识库。",
@@ -906,6 +912,12 @@ export const en = {
   "error.PROVIDER_UNAVAILABLE": "The external source is unavailable right now.",
   "error.EXTERNAL_SOURCE_NOT_FOUND": "The external source does not have this, or you may not read it.",
   "error.LISTING_UNSUPPORTED": "This source cannot list its documents.",
+  // UI copy of the error codes added by KB evaluation (issue 21) and conversation feedback (issue 20).
+  "error.EVALUATION_SET_NOT_FOUND": "This question set was not found; it may have been deleted.",
+  "error.EVALUATION_RUN_NOT_FOUND": "This evaluation run was not found; it may have been deleted.",
+  "error.QUESTION_SET_INVALID": "The question set has no usable question; check the file's columns and rows.",
+  "error.QUESTION_SET_TOO_LARGE": "The question set is too large: at most 10,000 questions and 8 MB.",
+  "error.MESSAGE_NOT_FOUND": "That message is no longer in this conversation.",
   // One language at a time (issue 20 item 14): every server error code has the UI's own copy.
   "error.FILE_NOT_FOUND": "This file was not found; it may have been deleted.",
   "error.FILE_NOT_IN_KNOWLEDGE": "This file does not belong to the current knowledge base.",

@@ -42,9 +42,9 @@ describe("conversation list, rename, feedback and edit-and-resend", () => {
     owner = new Client(app.baseUrl);
     viewer = new Client(app.baseUrl);
     stranger = new Client(app.baseUrl);
-    await owner.json("POST", "/v1/auth/sign-up", { email: "co@x.test", password: "password-o", name: "Olga Owner" });
-    await viewer.json("POST", "/v1/auth/sign-up", { email: "cv@x.test", password: "password-v", name: "Victor Viewer" });
-    await stranger.json("POST", "/v1/auth/sign-up", { email: "cs@x.test", password: "password-s" });
+    await owner.signUp({ email: "co@x.test", password: "password-o", name: "Olga Owner" });
+    await viewer.signUp({ email: "cv@x.test", password: "password-v", name: "Victor Viewer" });
+    await stranger.signUp({ email: "cs@x.test", password: "password-s" });
     kb = (await owner.json<{ id: string }>("POST", "/v1/knowledges", { name: "会话库" })).data.id;
     strangerKb = (await stranger.json<{ id: string }>("POST", "/v1/knowledges", { name: "S" })).data.id;
     expect((await owner.json("POST", `/v1/knowledges/${kb}/members`, { email: "cv@x.test", role: "viewer" })).code).toBe(0);

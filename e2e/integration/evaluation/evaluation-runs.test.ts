@@ -53,10 +53,10 @@ describe("KB evaluation runs", () => {
     fake = await startFakeOpenAI();
     app = await startIntegrationApp({ AUTH_MODE: "password", AI_CHAT_MODEL: "qwen-test", AI_CHAT_BASE_URL: fake.baseUrl, AI_CHAT_API_KEY: "k" });
     [owner, editor, viewer, stranger] = [0, 1, 2, 3].map(() => new Client(app.baseUrl)) as [Client, Client, Client, Client];
-    await owner.json("POST", "/v1/auth/sign-up", { email: "own@ev.test", password: "password-o" });
-    await editor.json("POST", "/v1/auth/sign-up", { email: "edit@ev.test", password: "password-e" });
-    await viewer.json("POST", "/v1/auth/sign-up", { email: "view@ev.test", password: "password-v" });
-    await stranger.json("POST", "/v1/auth/sign-up", { email: "str@ev.test", password: "password-s" });
+    await owner.signUp({ email: "own@ev.test", password: "password-o" });
+    await editor.signUp({ email: "edit@ev.test", password: "password-e" });
+    await viewer.signUp({ email: "view@ev.test", password: "password-v" });
+    await stranger.signUp({ email: "str@ev.test", password: "password-s" });
     kb = (await owner.json<{ id: string }>("POST", "/v1/knowledges", { name: "logistics" })).data.id;
     await owner.json("POST", `/v1/knowledges/${kb}/members`, { email: "edit@ev.test", role: "editor" });
     await owner.json("POST", `/v1/knowledges/${kb}/members`, { email: "view@ev.test", role: "viewer" });

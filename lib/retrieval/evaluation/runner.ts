@@ -18,7 +18,7 @@ function failureText(e: unknown): string {
   return "Retrieval failed for this question.";
 }
 import { groundedVerdict } from "../retrieval-test";
-import { EVAL_STALE_MS, failInterruptedRuns } from "./recovery";
+import { failInterruptedRuns } from "./recovery";
 import { getRetrievalRuntime } from "../runtime";
 import { EVAL_TOP_K, hitMatches, MetricsAccumulator, type QuestionOutcome } from "./metrics";
 import type { EvalQuestion } from "./question-set";
