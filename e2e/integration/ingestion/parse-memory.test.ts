@@ -14,8 +14,8 @@ async function drain() {
 // The input must allocate a lot at once, not slowly: near its limit V8 collects garbage again
 // and again while a heap grows by small steps, which took minutes in an earlier attempt. A
 // Markdown file of 5.6 million three-byte lines is split into as many distinct strings in one
-// builtin call (~150 MB of heap from a 16 MB file), so the thread hits a 64 MB limit within
-// about a second of starting the split and is stopped there.
+// builtin call (estimated well over 100 MB of heap from a 16 MB file), so the thread hits a
+// 64 MB limit during the split and is stopped there (the whole test takes 8–18 s).
 describe("memory bounded per parse (PARSE_MEMORY_MB)", () => {
   let app: App;
   let c: Client;
