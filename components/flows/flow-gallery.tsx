@@ -2,7 +2,7 @@
 // Flow gallery (issue 7): every assistant state side by side, rendered by the same components
 // the workspace uses, fed with fixtures. Interactions stay local: asking appends a canned
 // answer, nothing touches the network or the database.
-import { useReducer, useState, type ReactNode } from "react";
+import { useReducer, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { AssistantBootstrap, KnowledgeSummary } from "@/components/api/types";
 import { AssistantView, type AssistantViewProps, type LoadState } from "@/components/assistant/assistant-view";
 import { chatReducer, type ChatSession } from "@/components/assistant/chat-reducer";
@@ -188,10 +188,15 @@ export const FLOW_STATE_IDS = [
   "files-viewer-role",
 ] as const;
 
+const noSubscribe = () => () => {};
+
 export function FlowGallery() {
   const t = useT();
+  // False in the server's HTML, true once React has hydrated: the gallery is one large page of
+  // server-rendered states, and a click before hydration (a reviewer's, or a test's) does nothing.
+  const hydrated = useSyncExternalStore(noSubscribe, () => true, () => false);
   return (
-    <div className="min-h-dvh bg-slate-100">
+    <div data-testid="flow-gallery" data-hydrated={hydrated ? "true" : "false"} className="min-h-dvh bg-slate-100">
       <header className="sticky top-0 z-10 flex items-center gap-3 border-b border-slate-200 bg-white/90 px-6 py-3 backdrop-blur">
         <div>
           <h1 className="text-base font-semibold text-slate-900">{t("flows.title")}</h1>

@@ -1,4 +1,4 @@
-import type { Locator, Page } from "@playwright/test";
+import { expect, type Locator, type Page } from "@playwright/test";
 import { AssistantPanel } from "./assistant-panel";
 
 export class FlowGalleryPage {
@@ -10,6 +10,8 @@ export class FlowGalleryPage {
 
   async goto(): Promise<void> {
     await this.page.goto("/flows");
+    // Interactions need React's handlers: the states are visible in the server's HTML first.
+    await expect(this.page.getByTestId("flow-gallery")).toHaveAttribute("data-hydrated", "true", { timeout: 30_000 });
   }
 
   state(id: string): Locator {
