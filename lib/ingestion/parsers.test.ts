@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { parseDocx, DOCX_LIMITS } from "./parsers/docx";
+import mammoth from "mammoth";
+import { describe, expect, it, vi } from "vitest";
+import { hostileDocx } from "../../e2e/integration/ingestion/support/hostile-docx";
+import { inspectDocxArchive, parseDocx, DOCX_LIMITS } from "./parsers/docx";
 import { parseHtml } from "./parsers/html";
 import { parseMarkdown } from "./parsers/markdown";
 import { parsePdf } from "./parsers/pdf";
@@ -125,6 +127,35 @@ describe("DOCX (yauzl checks + mammoth)", () => {
   it("rejects too many entries", async () => {
     const e = await failure(parseDocx({ path: path.join(FIX, "report.docx") }, budget(), { ...DOCX_LIMITS, maxEntries: 3 }));
     expect(e.message).toMatch(/entries \(limit 3\)/);
+  });
+
+  it("counts the document's text while its XML inflates, as mammoth extracts it", async () => {
+    const { textChars } = await inspectDocxArchive({ path: path.join(FIX, "report.docx") }, budget());
+    const doc = await parseDocx({ path: path.join(FIX, "report.docx") }, budget());
+    const parsed = doc.blocks.reduce((n, b) => n + b.text.length, 0);
+    // Never above what the parser extracts, so the early check refuses no file the final check
+    // (on the parsed blocks) would accept; the parsed text is a little longer because table
+    // cells and list items get separators.
+    expect(textChars).toBeLessThanOrEqual(parsed);
+    expect(textChars).toBeGreaterThan(parsed * 0.9);
+  });
+
+  it("refuses a DOCX over the extracted-text limit while its XML inflates, before mammoth runs", async () => {
+    // The DOCX in small: valid archive, honest sizes, ~3:1 ratio; 2 MB of XML with about
+    // 1 million characters of text, against a limit lowered to 200,000 characters.
+    const docx = hostileDocx({ xmlBytes: 2 * 1024 * 1024 });
+    const convert = vi.spyOn(mammoth, "convertToHtml");
+    try {
+      const e = await failure(parseDocx({ buffer: docx }, makeBudget({ maxPages: 2000, timeoutMs: 60_000, limits: { maxTextChars: 200_000 } })));
+      expect(e.code).toBe("FILE_TOO_LARGE");
+      expect(e.message).toMatch(/contains more than 0\.2 million characters of text; the limit is 0\.2 million characters per file\. Split it/);
+      expect(convert).not.toHaveBeenCalled();
+      // Within the limit the same file is parsed.
+      const doc = await parseDocx({ buffer: docx }, budget());
+      expect(doc.blocks.filter((b) => b.kind === "heading").length).toBeGreaterThan(50);
+    } finally {
+      convert.mockRestore();
+    }
   });
 
   it("a damaged zip fails as damaged", async () => {

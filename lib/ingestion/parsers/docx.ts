@@ -3,6 +3,7 @@ import yauzl from "yauzl";
 import { IngestionFailure, type ParseBudget, type ParsedDocument } from "../types";
 import { describeError } from "./common";
 import { parseHtmlString } from "./html";
+import { textTooLarge } from "./text-limits";
 
 // DOCX: the zip is inspected with yauzl BEFORE mammoth touches it (SPEC §12 "archive limits
 // checked before decompressing"): entry count, total declared uncompressed size and per-entry
@@ -53,7 +54,53 @@ function openZip(src: Source): Promise<yauzl.ZipFile> {
   });
 }
 
-function inflateCounting(zip: yauzl.ZipFile, entry: yauzl.Entry, budgetLeft: number, totalLimit: number, budget: ParseBudget): Promise<number> {
+/** Parts whose `<w:t>` text mammoth turns into the document's text. */
+function isTextPart(name: string): boolean {
+  return /^word\/(document|footnotes|endnotes|comments)\.xml$/i.test(name);
+}
+
+/**
+ * Counts the characters of text in WordprocessingML as it streams by, without building it:
+ * code points inside `<w:t …>…</w:t>`, an entity (`&amp;`) as one. The extracted-text limit is
+ * then checked while the XML inflates, before mammoth builds its document tree (which for 60 MB
+ * of XML needs more than 1 GB of heap, issue 16 item 2), so a file with too much text is refused
+ * for that reason, in about a second, instead of running the parser out of memory.
+ */
+export class WordTextCounter {
+  chars = 0;
+  private inTag = false;
+  private inText = false;
+  private inEntity = false;
+  private tag = "";
+
+  push(chunk: Buffer): void {
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i]!;
+      if (this.inTag) {
+        if (c === 0x3e /* > */) {
+          this.inTag = false;
+          const t = this.tag;
+          if (t === "/w:t") this.inText = false;
+          else if ((t === "w:t" || t.startsWith("w:t ")) && !t.endsWith("/")) this.inText = true;
+        } else if (this.tag.length < 8) this.tag += String.fromCharCode(c);
+      } else if (c === 0x3c /* < */) {
+        this.inTag = true;
+        this.inEntity = false;
+        this.tag = "";
+      } else if (this.inText) {
+        if (this.inEntity) {
+          if (c === 0x3b /* ; */) this.inEntity = false;
+        } else if (c === 0x26 /* & */) {
+          this.inEntity = true;
+          this.chars++;
+        } else if ((c & 0xc0) !== 0x80) this.chars++;
+      }
+    }
+  }
+}
+
+function inflateCounting(zip: yauzl.ZipFile, entry: yauzl.Entry, budgetLeft: number, totalLimit: number, budget: ParseBudget, text: WordTextCounter): Promise<number> {
+  const counting = isTextPart(entry.fileName);
   return new Promise((resolve, reject) => {
     zip.openReadStream(entry, (err, stream) => {
       if (err || !stream) return reject(damaged(err));
@@ -62,7 +109,14 @@ function inflateCounting(zip: yauzl.ZipFile, entry: yauzl.Entry, budgetLeft: num
         n += chunk.length;
         if (n > budgetLeft) {
           stream.destroy();
-          reject(bomb(`its parts inflate to more than ${mb(totalLimit)} of XML (stopped at "${entry.fileName.slice(0, 80)}")`));
+          return reject(bomb(`its parts inflate to more than ${mb(totalLimit)} of XML (stopped at "${entry.fileName.slice(0, 80)}")`));
+        }
+        if (counting) {
+          text.push(chunk);
+          if (text.chars > budget.limits.maxTextChars) {
+            stream.destroy();
+            return reject(textTooLarge(budget.limits.maxTextChars));
+          }
         }
         try {
           budget.check();
@@ -110,12 +164,14 @@ export async function inspectDocxArchive(src: Source, budget: ParseBudget, limit
       throw new IngestionFailure("FILE_TYPE_UNSUPPORTED", "The DOCX has no word/document.xml part; it is not a Word document.");
     }
     // Pass 2: actually inflate what mammoth will read, counting (declared sizes may lie).
+    // The text limit is checked on the way (WordTextCounter).
     let inflated = 0;
+    const text = new WordTextCounter();
     for (const e of entries) {
       budget.check();
-      inflated += await inflateCounting(zip, e, limits.maxInflatedBytes - inflated, limits.maxInflatedBytes, budget);
+      inflated += await inflateCounting(zip, e, limits.maxInflatedBytes - inflated, limits.maxInflatedBytes, budget, text);
     }
-    return { entryCount: zip.entryCount, declaredBytes: declared, inflatedBytes: inflated };
+    return { entryCount: zip.entryCount, declaredBytes: declared, inflatedBytes: inflated, textChars: text.chars };
   } finally {
     zip.close();
   }

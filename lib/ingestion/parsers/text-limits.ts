@@ -6,7 +6,7 @@ export function textTooLarge(limit: number, found?: number): IngestionFailure {
   const m = (n: number) => `${(n / 1e6).toLocaleString("en-US", { maximumFractionDigits: 1 })} million`;
   return new IngestionFailure(
     "FILE_TOO_LARGE",
-    `The document contains ${found ? `${m(found)} characters` : "more characters"} of text; the limit is ${m(limit)} characters per file. Split it into smaller files and upload them again.`,
+    `The document contains ${found ? `${m(found)} characters` : `more than ${m(limit)} characters`} of text; the limit is ${m(limit)} characters per file. Split it into smaller files and upload them again.`,
   );
 }
 
