@@ -83,6 +83,12 @@ export interface RunnerOptions {
   onGraphStage?: (fileId: string) => void | Promise<void>;
   /** Test hook: called after each committed indexing batch (kill tests stop the process here). */
   onBatch?: (info: BatchInfo, fileId: string) => void | Promise<void>;
+  /**
+   * Test hook: called once the outcome of a job is known, before its terminal state is written
+   * (the file is still non-terminal while it waits). Tests hold files here to prove that other
+   * users' requests were answered while those files were still being processed.
+   */
+  beforeTerminal?: (fileId: string, outcome: { status: "success" } | { status: "failed"; code: string }) => void | Promise<void>;
 }
 
 interface ClaimedJob {
@@ -447,6 +453,8 @@ export class IngestionRunner {
       checkCancelled();
 
       // ---- success
+      await this.opts.beforeTerminal?.(fileId, { status: "success" });
+      checkCancelled();
       const message = emb.status === "failed" ? `Ready for keyword search; ${emb.error}` : "Ready";
       const finished = await db.$transaction(async (tx) => {
         const j = await tx.ingestionJob.updateMany({
@@ -509,6 +517,7 @@ export class IngestionRunner {
         return;
       }
       const failure = toFailure(e);
+      await this.opts.beforeTerminal?.(fileId, { status: "failed", code: failure.code });
       const j = await db.ingestionJob
         .updateMany({
           where: owned,
