@@ -7,7 +7,10 @@
 // to answer its first request. Writes a block to docs/bench-ingest-under-load.md.
 //
 //   node --conditions=react-server --import tsx scripts/bench-ingest.ts --under-load
-//        [--pdf-pages 1500] [--md-mb 10] [--label after] [--no-write]
+//        [--pdf-pages 1500] [--md-mb 10] [--label after] [--no-write] [--corpus-only]
+//
+// --corpus-only generates the two big files (cached in the temp directory) and stops: run it
+// under /work/tools/cpu first, so the measured run does not spend its quiet slot on pdf-lib.
 //
 // BENCH_DATABASE_URL: a PostgreSQL server instead of the embedded PGlite (a fresh database on it).
 // The app runs in its own process (route handlers + boot, e2e/support/serve-app.ts), the client
@@ -15,7 +18,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 
@@ -29,6 +32,7 @@ const PDF_PAGES = Number(opt("--pdf-pages", "1500"));
 const MD_MB = Number(opt("--md-mb", "10"));
 const LABEL = opt("--label", "current");
 const WRITE = !args.includes("--no-write");
+const CORPUS_ONLY = args.includes("--corpus-only");
 const PG = process.env.BENCH_DATABASE_URL;
 const LOAD_TIMEOUT_MS = 15 * 60_000;
 
@@ -337,6 +341,11 @@ async function storageBreakdown(databaseUrl: string | undefined, dataDir: string
 
 export async function benchIngestUnderLoad(): Promise<void> {
   const files = await corpus();
+  if (CORPUS_ONLY) {
+    console.log(`[bench] corpus ready in ${path.join(tmpdir(), `ka-bench-load-corpus-${PDF_PAGES}-${MD_MB}`)}`);
+    return;
+  }
+  const loadAtStart = loadavg()[0]!;
   const bigPdf = files.find((f) => f.kind === "big-pdf")!;
   const bigMd = files.find((f) => f.kind === "big-md")!;
   console.log(`[bench] corpus: ${PDF_PAGES}-page PDF ${mb(bigPdf.data.length)}, Markdown ${mb(bigMd.data.length)}`);
@@ -426,7 +435,7 @@ export async function benchIngestUnderLoad(): Promise<void> {
   const over1s = loaded.health.filter((x) => x > 1000).length;
   const block = [
     `<!-- bench:load-${PG ? "postgres" : "pglite"}-${LABEL} -->`,
-    `### ${LABEL}: ${db}, ${new Date().toISOString().slice(0, 16)}Z (2 cores shared with other work; Node ${process.version})`,
+    `### ${LABEL}: ${db}, ${new Date().toISOString().slice(0, 16)}Z (load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end; Node ${process.version})`,
     "",
     "| | health p50 | health p95 | health max | probes > 1 s | references p50 | references p95 | questions | errors |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",

@@ -1,5 +1,6 @@
 import "server-only";
 import path from "node:path";
+import type { Worker } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { vector } from "@electric-sql/pglite-pgvector";
@@ -12,7 +13,9 @@ import { acquireDataDirLock } from "./data-dir-lock";
 import { applyMigrations, type SqlRunner } from "./migrate";
 import { PGliteStatementCache } from "./pglite-statement-cache";
 import { createWithBoundedWal, startCheckpointer } from "./pglite-wal.mjs";
-import { PGliteWorkerClient } from "./pglite-worker-client";
+import { PGliteWorkerClient, type AtomicResult, type AtomicStatement } from "./pglite-worker-client";
+
+export type { AtomicResult, AtomicStatement };
 
 export type Db = PrismaClient;
 
@@ -31,6 +34,8 @@ interface DbHandle {
   prisma: PrismaClient;
   raw: RawDb;
   kind: "pglite" | "postgres";
+  /** Embedded PGlite in a worker thread: that thread (tests watch its messages). */
+  pgliteWorker?: Worker;
   /** A liveness round trip to the database (see pingDb). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -43,6 +48,53 @@ function rawDb(query: QueryFn): RawDb {
     $queryRawUnsafe: async <T>(sql: string, ...values: unknown[]) => (await query(sql, values)).rows as T,
     $executeRawUnsafe: async (sql: string, ...values: unknown[]) => (await query(sql, values)).affectedRows ?? 0,
   };
+}
+
+/**
+ * Embedded PGlite in its worker thread: the Prisma clients whose statement lists can go to the
+ * worker as one message (see runAtomic). A WeakMap, so a closed handle's client is not kept.
+ */
+const atomicRunners = new WeakMap<PrismaClient, (statements: AtomicStatement[]) => Promise<AtomicResult>>();
+
+const GUARD_FAILED = Symbol("guard failed");
+
+/**
+ * Runs `statements` in one transaction and returns what each did; a `requireRows` statement
+ * that returns no row rolls everything back (`failedAt` its index). On embedded PGlite in its
+ * worker thread the list is one message to that thread (one round trip, the lock held only for
+ * the statements' own time); elsewhere (a PostgreSQL server, PGlite in process) a Prisma
+ * transaction runs the same statements in order. The index writer's batches use it (issue 22).
+ */
+export async function runAtomic(db: PrismaClient, statements: AtomicStatement[], opts: { timeoutMs: number }): Promise<AtomicResult> {
+  const inWorker = atomicRunners.get(db);
+  if (inWorker) return inWorker(statements);
+  const results: AtomicResult["results"] = [];
+  let failedAt: number | null = null;
+  try {
+    await db.$transaction(
+      async (tx) => {
+        for (let i = 0; i < statements.length; i++) {
+          const s = statements[i]!;
+          if (s.requireRows) {
+            const rows = await tx.$queryRawUnsafe<unknown[]>(s.sql, ...(s.params ?? []));
+            if (rows.length === 0) {
+              failedAt = i;
+              throw GUARD_FAILED;
+            }
+            results.push({ rowCount: rows.length, affectedRows: rows.length });
+          } else {
+            const n = await tx.$executeRawUnsafe(s.sql, ...(s.params ?? []));
+            results.push({ rowCount: 0, affectedRows: n });
+          }
+        }
+      },
+      { timeout: opts.timeoutMs, maxWait: opts.timeoutMs },
+    );
+  } catch (e) {
+    if (e !== GUARD_FAILED) throw e;
+    return { failedAt, results: [] };
+  }
+  return { failedAt: null, results };
 }
 
 // One instance per process, cached on globalThis so Next's separate route bundles and dev
@@ -114,7 +166,9 @@ async function openPgliteWorker(dir: string, release: () => void): Promise<DbHan
     await client.close().catch(() => {});
     throw e;
   }
-  return pgliteHandle(client, () => client.close(), release, () => client.ping());
+  const h = pgliteHandle(client, () => client.close(), release, () => client.ping());
+  atomicRunners.set(h.prisma, client.atomic);
+  return { ...h, pgliteWorker: client.worker };
 }
 
 /**

@@ -40,7 +40,23 @@ type Request =
   | { op: "rollback"; txId: number }
   | { op: "end"; txId: number; commit: boolean }
   | { op: "close" }
-  | { op: "ping" };
+  | { op: "ping" }
+  | { op: "atomic"; statements: AtomicStatement[] };
+
+/** One statement of an atomic list (see atomic()). */
+export interface AtomicStatement {
+  sql: string;
+  params?: unknown[];
+  /** The list is rolled back (and `failedAt` set) if this statement returns no row. */
+  requireRows?: boolean;
+}
+
+export interface AtomicResult {
+  /** Index of the `requireRows` statement that returned no row (everything rolled back), or null. */
+  failedAt: number | null;
+  /** Per statement (when committed): rows returned and rows affected. */
+  results: { rowCount: number; affectedRows: number }[];
+}
 
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: SerializedError };
 type Ready = { ready: true; arrayTypes: [number, number][] } | { ready: false; error: SerializedError };
@@ -281,6 +297,19 @@ export class PGliteWorkerClient {
     closed = true;
     await this.simple({ op: "end", txId, commit: true });
     return result;
+  };
+
+  /**
+   * Runs `statements` in one transaction in the worker, as one message: the transaction holds
+   * the database for the statements' time only, not for a round trip to this thread per
+   * statement. A database error rolls back and rejects as query() would.
+   */
+  atomic = async (statements: AtomicStatement[]): Promise<AtomicResult> => {
+    try {
+      return await this.call<AtomicResult>({ op: "atomic", statements });
+    } catch (e) {
+      throw isSerialized(e) ? toError(e) : e;
+    }
   };
 
   /**

@@ -11,6 +11,9 @@
 //                  { id, op: "begin" } → txId        { id, op: "rollback", txId }
 //                  { id, op: "end", txId, commit }   { id, op: "close" }
 //                  { id, op: "ping" } → { openTransactions } (answered at once, see below)
+//                  { id, op: "atomic", statements: [{ sql, params, requireRows? }, …] }
+//                    → { failedAt: null | i, results: [{ rowCount, affectedRows }, …] }
+//                    (one transaction for the list, see atomic() below)
 //   worker → main  { id, ok: true, result } | { id, ok: false, error }
 //   once at start  { ready: true, arrayTypes: [[typarray, elementOid], …] } | { ready: false, error }
 // Results carry raw text values (identity parsers for every type) plus the fields' dataTypeIDs;
@@ -107,6 +110,40 @@ async function end(txId, commit) {
   return null;
 }
 
+const GUARD_FAILED = Symbol("guard failed");
+
+/**
+ * A list of statements in ONE transaction, sent as one message (issue 22, indexing batches):
+ * with begin / each statement / end as separate messages the transaction held PGlite's lock
+ * across as many round trips to the main thread, each waiting for that thread's event loop
+ * (busy with HTTP, SSE and Prisma's request pipeline), and other statements queued behind it. A
+ * statement with `requireRows` that returns no row rolls the whole list back and reports its
+ * index (`failedAt`): the ownership check of an indexing batch. Between two statements this
+ * thread takes a turn of its event loop, so a ping waits for one statement, not for the list.
+ */
+async function atomic(statements) {
+  const results = [];
+  let failedAt = null;
+  try {
+    await cache.transaction(async (tx) => {
+      for (let i = 0; i < statements.length; i++) {
+        if (i > 0) await new Promise((r) => setImmediate(r));
+        const s = statements[i];
+        const r = await tx.query(s.sql, s.params ?? [], { rowMode: "array", parsers: raw });
+        if (s.requireRows && r.rows.length === 0) {
+          failedAt = i;
+          throw GUARD_FAILED;
+        }
+        results.push({ rowCount: r.rows.length, affectedRows: r.affectedRows ?? 0 });
+      }
+    });
+  } catch (e) {
+    if (e !== GUARD_FAILED) throw e;
+    return { failedAt, results: [] };
+  }
+  return { failedAt: null, results };
+}
+
 /**
  * Statements outside a transaction (and BEGINs) enter PGlite one at a time, with a turn of this
  * thread's event loop between two. PGlite queues calls on a mutex that hands over through
@@ -153,6 +190,8 @@ function dispatch(msg) {
       return msg.txId ? txOp(msg.txId, (tx) => tx.exec(msg.sql, opts)) : enqueueOutside(() => cache.exec(msg.sql, opts));
     case "begin":
       return enqueueOutside(begin);
+    case "atomic":
+      return enqueueOutside(() => atomic(msg.statements));
     case "rollback":
       return txOp(msg.txId, (tx) => tx.rollback()).then(() => null);
     case "end":
@@ -187,7 +226,7 @@ if (profile) {
 function profiled(msg, p) {
   if (!profile) return p;
   const t0 = performance.now();
-  const key = `${msg.op}${msg.txId ? "(tx)" : ""} ${(msg.sql ?? "").replace(/\s+/g, " ").trim().slice(0, 50)}`;
+  const key = `${msg.op}${msg.txId ? "(tx)" : ""} ${(msg.sql ?? msg.statements?.at(-1)?.sql ?? "").replace(/\s+/g, " ").trim().slice(0, 50)}`;
   const done = () => {
     const ms = performance.now() - t0;
     const e = profile.get(key) ?? { n: 0, ms: 0, max: 0 };
@@ -213,7 +252,7 @@ port.on("message", (msg) => {
     (result) => {
       port.postMessage({ id: msg.id, ok: true, result });
       // After a statement outside a transaction or a commit: WAL may have grown past the mark.
-      if (!msg.txId && (msg.op === "query" || msg.op === "exec" || msg.op === "end")) stopCheckpointer?.nudge?.();
+      if (!msg.txId && (msg.op === "query" || msg.op === "exec" || msg.op === "end" || msg.op === "atomic")) stopCheckpointer?.nudge?.();
     },
     (e) => port.postMessage({ id: msg.id, ok: false, error: serializeError(e) }),
   );

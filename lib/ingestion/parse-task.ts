@@ -1,5 +1,5 @@
 import "server-only";
-import { chunkPostings, type IndexableChunk } from "@/lib/retrieval/index-writer";
+import { chunkPostings, type IndexableChunk } from "@/lib/retrieval/chunk-postings";
 import { chunkDocument } from "./chunker";
 import { parseFile } from "./parse";
 import type { FileType } from "./sniff";

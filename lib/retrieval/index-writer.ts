@@ -2,8 +2,9 @@ import "server-only";
 // Writes a file's chunks into the lexical (chunk_terms) and vector indexes. The ingestion job
 // runner and the benchmark both call replaceFileChunks; nothing else writes chunks.
 import { randomUUID } from "node:crypto";
+import { runAtomic, type AtomicStatement } from "@/lib/db/client";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
-import { termFrequencies, tokenize } from "./text/tokenize";
+import { chunkPostings, type ChunkPostings } from "./chunk-postings";
 import type { ChunkInput } from "./types";
 
 export interface ReplaceFileChunksArgs {
@@ -28,24 +29,7 @@ export function vectorLiteral(v: readonly number[]): string {
   return `[${v.join(",")}]`;
 }
 
-/** What the index stores beside a chunk's text: its tokens and (term, tf) postings. Pure CPU
- *  work, done in the parse worker for ingestion (lib/ingestion/parse-task.ts). */
-export interface ChunkPostings {
-  /** Tokens joined by spaces (chunks.tokens). */
-  tokens: string;
-  tokenCount: number;
-  terms: string[];
-  tfs: number[];
-}
-
-export type IndexableChunk = ChunkInput & ChunkPostings;
-
-export function chunkPostings(c: ChunkInput): ChunkPostings {
-  // The heading path is part of what a chunk is about; index it with the body.
-  const tokens = tokenize(c.headingPath ? `${c.headingPath}\n${c.content}` : c.content);
-  const tf = termFrequencies(tokens);
-  return { tokens: tokens.join(" "), tokenCount: tokens.length, terms: [...tf.keys()], tfs: [...tf.values()] };
-}
+export { chunkPostings, type ChunkPostings, type IndexableChunk } from "./chunk-postings";
 
 export interface PreparedChunk {
   id: string;
@@ -104,48 +88,47 @@ async function deleteIn(tx: Tx, fileId: string): Promise<void> {
   await tx.$executeRawUnsafe(`DELETE FROM chunks WHERE file_id = $1`, fileId);
 }
 
-async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepared: PreparedChunk[], model: string | null) {
+/** The INSERT statements of prepared chunks: chunks first, then their postings. */
+function insertStatements(knowledgeId: string, fileId: string, prepared: PreparedChunk[], model: string | null): AtomicStatement[] {
+  const out: AtomicStatement[] = [];
   for (let start = 0; start < prepared.length; start += CHUNK_BATCH) {
     const batch = prepared.slice(start, start + CHUNK_BATCH);
-    await tx.$executeRawUnsafe(
-      `INSERT INTO chunks (id, knowledge_id, file_id, ordinal, content, page_start, page_end, heading_path,
+    out.push({
+      sql: `INSERT INTO chunks (id, knowledge_id, file_id, ordinal, content, page_start, page_end, heading_path,
                            tokens, token_count, embedding, embedding_model, page_marks)
        SELECT u.id, $1, $2, u.ordinal, u.content, u.page_start, u.page_end, u.heading_path, u.tokens,
               u.token_count, u.embedding::vector, CASE WHEN u.embedding IS NULL THEN NULL ELSE $12 END, u.page_marks::jsonb
        FROM unnest($3::text[], $4::int[], $5::text[], $6::int[], $7::int[], $8::text[], $9::text[], $10::int[], $11::text[], $13::text[])
             AS u(id, ordinal, content, page_start, page_end, heading_path, tokens, token_count, embedding, page_marks)`,
-      knowledgeId,
-      fileId,
-      batch.map((p) => p.id),
-      batch.map((p) => p.input.ordinal),
-      batch.map((p) => p.input.content),
-      batch.map((p) => p.input.pageStart),
-      batch.map((p) => p.input.pageEnd),
-      batch.map((p) => p.input.headingPath ?? ""),
-      batch.map((p) => p.postings.tokens),
-      batch.map((p) => p.postings.tokenCount),
-      batch.map((p) => p.vector),
-      model,
-      batch.map((p) => (p.input.pageMarks ? JSON.stringify(p.input.pageMarks) : null)),
-    );
+      params: [
+        knowledgeId,
+        fileId,
+        batch.map((p) => p.id),
+        batch.map((p) => p.input.ordinal),
+        batch.map((p) => p.input.content),
+        batch.map((p) => p.input.pageStart),
+        batch.map((p) => p.input.pageEnd),
+        batch.map((p) => p.input.headingPath ?? ""),
+        batch.map((p) => p.postings.tokens),
+        batch.map((p) => p.postings.tokenCount),
+        batch.map((p) => p.vector),
+        model,
+        batch.map((p) => (p.input.pageMarks ? JSON.stringify(p.input.pageMarks) : null)),
+      ],
+    });
   }
   let ids: string[] = [];
   let terms: string[] = [];
   let tfs: number[] = [];
   let lens: number[] = [];
-  const flush = async () => {
+  const flush = () => {
     if (!ids.length) return;
-    await tx.$executeRawUnsafe(
-      `INSERT INTO chunk_terms (chunk_id, knowledge_id, file_id, term, tf, doc_len)
+    out.push({
+      sql: `INSERT INTO chunk_terms (chunk_id, knowledge_id, file_id, term, tf, doc_len)
        SELECT u.chunk_id, $1, $2, u.term, u.tf, u.doc_len
        FROM unnest($3::text[], $4::text[], $5::int[], $6::int[]) AS u(chunk_id, term, tf, doc_len)`,
-      knowledgeId,
-      fileId,
-      ids,
-      terms,
-      tfs,
-      lens,
-    );
+      params: [knowledgeId, fileId, ids, terms, tfs, lens],
+    });
     ids = [];
     terms = [];
     tfs = [];
@@ -159,9 +142,14 @@ async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepa
       tfs.push(fs[k]!);
       lens.push(tokenCount);
     }
-    if (ids.length >= TERM_BATCH) await flush();
+    if (ids.length >= TERM_BATCH) flush();
   }
-  await flush();
+  flush();
+  return out;
+}
+
+async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepared: PreparedChunk[], model: string | null) {
+  for (const st of insertStatements(knowledgeId, fileId, prepared, model)) await tx.$executeRawUnsafe(st.sql, ...(st.params ?? []));
 }
 
 /**
@@ -277,19 +265,31 @@ function nextSize(size: number, elapsedMs: number, targetMs: number): number {
 /** Lets statements queued behind the batch (health, lists, chat) run before the next one. */
 const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function assertOwner(tx: Tx, owner: IndexOwner, fileId: string): Promise<void> {
-  // The job row's lock also orders this batch against a takeover: a claim by another worker
-  // waits for it, and the batches after that find the job no longer theirs. The same statement
-  // is the job's heartbeat.
-  const job = await tx.$queryRawUnsafe<{ id: string }[]>(
-    `UPDATE ingestion_jobs SET locked_at = now() WHERE id = $1 AND locked_by = $2 AND status = 'running' RETURNING id`,
-    owner.jobId,
-    owner.lockedBy,
-  );
-  if (!job.length) throw new IndexOwnershipLost();
-  const file = await tx.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM knowledge_files WHERE id = $1 FOR UPDATE`, fileId);
-  if (!file.length) throw new IndexOwnershipLost();
+/**
+ * The ownership check that opens every batch; `requireRows`, so a batch whose job is no longer
+ * this one's rolls back whole. The job row's lock also orders the batch against a takeover: a
+ * claim by another worker waits for it, and the batches after that find the job no longer
+ * theirs. The same statement is the job's heartbeat. The file row's lock serialises writers of
+ * one file.
+ */
+function ownerStatements(owner: IndexOwner, fileId: string): AtomicStatement[] {
+  return [
+    {
+      sql: `UPDATE ingestion_jobs SET locked_at = now() WHERE id = $1 AND locked_by = $2 AND status = 'running' RETURNING id`,
+      params: [owner.jobId, owner.lockedBy],
+      requireRows: true,
+    },
+    { sql: `SELECT id FROM knowledge_files WHERE id = $1 FOR UPDATE`, params: [fileId], requireRows: true },
+  ];
 }
+
+/**
+ * One delete batch: the first `size` chunks of the file by ordinal (the (file_id, ordinal) key
+ * gives them in index order, and the file row is locked, so both statements pick the same
+ * ones) and their postings. The affected-row count of the second statement is the batch's size.
+ */
+const DELETE_BATCH_POSTINGS_SQL = `DELETE FROM chunk_terms WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = $1 ORDER BY ordinal LIMIT $2)`;
+const DELETE_BATCH_CHUNKS_SQL = `DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE file_id = $1 ORDER BY ordinal LIMIT $2)`;
 
 /**
  * Replaces every chunk of one file in bounded batches, each its own short transaction, so the
@@ -299,27 +299,32 @@ async function assertOwner(tx: Tx, owner: IndexOwner, fileId: string): Promise<v
  * in the same transaction as its postings. A process killed between two batches leaves some of
  * the new chunks; the job's next attempt starts by deleting every chunk of the file, so it ends
  * with exactly one copy of each. Returns the number of chunks written.
+ *
+ * Each batch is one statement list for runAtomic: on embedded PGlite one message to its worker
+ * thread (one round trip and no Prisma request pipeline per statement), on a PostgreSQL server
+ * one Prisma transaction.
  */
 export async function writeFileChunksInBatches(db: PrismaClient, args: BatchedWriteArgs): Promise<number> {
   const model = args.embeddings?.model ?? null;
   checkEmbeddings(args.chunks.length, args.embeddings);
-  const tx = (fn: (tx: Tx) => Promise<void>) => db.$transaction(fn, { timeout: BATCH_TX_TIMEOUT_MS, maxWait: BATCH_TX_TIMEOUT_MS });
+  const owner = ownerStatements(args.owner, args.fileId);
+  const run = async (statements: AtomicStatement[]) => {
+    const r = await runAtomic(db, [...owner, ...statements], { timeoutMs: BATCH_TX_TIMEOUT_MS });
+    if (r.failedAt !== null) throw new IndexOwnershipLost();
+    return r.results.slice(owner.length);
+  };
 
   let size = FIRST_BATCH;
   let deleted = 0;
   for (let batch = 1; ; batch++) {
     args.beforeBatch?.();
     const t0 = performance.now();
-    let n = 0;
-    await tx(async (t) => {
-      await assertOwner(t, args.owner, args.fileId);
-      const ids = await t.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM chunks WHERE file_id = $1 LIMIT $2`, args.fileId, size * 4);
-      n = ids.length;
-      if (!n) return;
-      const list = ids.map((r) => r.id);
-      await t.$executeRawUnsafe(`DELETE FROM chunk_terms WHERE chunk_id = ANY($1::text[])`, list);
-      await t.$executeRawUnsafe(`DELETE FROM chunks WHERE id = ANY($1::text[])`, list);
-    });
+    const limit = size * 4;
+    const [, chunksDeleted] = await run([
+      { sql: DELETE_BATCH_POSTINGS_SQL, params: [args.fileId, limit] },
+      { sql: DELETE_BATCH_CHUNKS_SQL, params: [args.fileId, limit] },
+    ]);
+    const n = chunksDeleted!.affectedRows;
     if (!n) break;
     deleted += n;
     size = nextSize(size, (performance.now() - t0) / 4, args.batchMs);
@@ -337,10 +342,7 @@ export async function writeFileChunksInBatches(db: PrismaClient, args: BatchedWr
     const slice = args.chunks.slice(written, written + size);
     const vectors = args.embeddings ? { model: args.embeddings.model, vectors: args.embeddings.vectors.slice(written, written + size) } : null;
     const prepared = prepare(slice, vectors);
-    await tx(async (t) => {
-      await assertOwner(t, args.owner, args.fileId);
-      await insertPrepared(t, args.knowledgeId, args.fileId, prepared, model);
-    });
+    await run(insertStatements(args.knowledgeId, args.fileId, prepared, model));
     written += slice.length;
     postings += prepared.reduce((k, p) => k + p.postings.terms.length, 0);
     size = nextSize(size, performance.now() - t0, args.batchMs);
