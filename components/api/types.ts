@@ -1,5 +1,8 @@
-// Wire types of the HTTP API the browser uses (SPEC §4–§6). Kept in components/ so client code
-// never imports server modules; the server is the source of truth, these mirror its responses.
+// Wire types of the HTTP API the browser uses (SPEC §4–§6). Client code never imports server
+// modules; the server is the source of truth. Where the server keeps its wire shapes in a
+// types-only module (no runtime code, nothing server-only: the evaluation's and the graph's),
+// they are imported from there and renamed; the others mirror its responses.
+import type { EvalQuestion as WireEvalQuestion } from "@/lib/retrieval/evaluation/wire-types";
 
 export type KnowledgeRole = "owner" | "editor" | "viewer" | (string & {});
 
@@ -302,92 +305,19 @@ export interface ApiTokenSummary {
   last_used_at: string | null;
 }
 
-// KB evaluation (issue 21): mirrors lib/retrieval/evaluation/store.ts and metrics.ts.
-export interface EvalQuestion {
-  question: string;
-  expected_file: string | null;
-  expected_page: number | null;
-  expected_text: string | null;
-  unanswerable: boolean;
-  chunk_id: string | null;
-  /** Generated drafts carry the passage they were written from. */
-  passage?: string;
-}
-export interface EvalSetSummary {
-  id: string;
-  name: string;
-  question_count: number;
-  parse_error_count: number;
-  created_at: string;
-  updated_at: string;
-}
-export interface EvalSetDetail extends EvalSetSummary {
-  questions: EvalQuestion[];
-  parse_errors: { line: number; message: string }[];
-}
-export interface EvalRunSettings {
-  min_score: number;
-  top_k: number;
-  candidate_pool: number;
-  translate: boolean;
-  models: { embedding: string | null; rerank: string | null; chat: string | null };
-  chunking: { target_chars: number; overlap_chars: number };
-  corpus: { files: number; chunks: number };
-}
-export interface EvalRunMetrics {
-  questions: number;
-  answerable: number;
-  unanswerable: number;
-  failed: number;
-  ndcg_at_10: number | null;
-  recall_at_5: number | null;
-  recall_at_20: number | null;
-  mrr_at_10: number | null;
-  refusal_rate_answerable: number | null;
-  refusal_rate_unanswerable: number | null;
-  recall_by_rank: number[];
-  score_histogram: { correct: number[]; incorrect: number[] };
-}
-export type EvalRunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
-export interface EvalRun {
-  id: string;
-  set_id: string | null;
-  set_name: string;
-  status: EvalRunStatus;
-  total: number;
-  done: number;
-  settings: EvalRunSettings;
-  metrics: EvalRunMetrics | null;
-  error_message: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
-export interface EvalTopHit {
-  rank: number;
-  file_name: string;
-  page_start: number | null;
-  page_end: number | null;
-  score: number;
-  correct: boolean;
-  snippet: string;
-}
-export interface EvalResultRow {
-  ordinal: number;
-  question: string;
-  answerable: boolean;
-  expected: { file: string | null; page: number | null; text: string | null };
-  first_correct_rank: number | null;
-  top_score: number | null;
-  top_correct: boolean | null;
-  refused: boolean;
-  top_hits: EvalTopHit[];
-  error_message: string | null;
-}
-export interface EvalOverview {
-  sets: EvalSetSummary[];
-  runs: EvalRun[];
-  can_generate: boolean;
-  default_min_score: number;
-  max_questions: number;
-}
+// KB evaluation (issue 21): the wire shapes are the server's own, from a types-only module
+// (no runtime code, nothing server-only), renamed for the browser.
+export type {
+  EvaluationOverview as EvalOverview,
+  ResultRow as EvalResultRow,
+  RunEvent as EvalRunEvent,
+  RunMetrics as EvalRunMetrics,
+  RunSettings as EvalRunSettings,
+  RunStatus as EvalRunStatus,
+  RunSummary as EvalRun,
+  SetDetail as EvalSetDetail,
+  SetSummary as EvalSetSummary,
+  TopHit as EvalTopHit,
+} from "@/lib/retrieval/evaluation/wire-types";
+/** A question in the page's editor: generated drafts also carry the passage they were written from. */
+export type EvalQuestion = WireEvalQuestion & { passage?: string };

@@ -3,77 +3,19 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, kbPath } from "@/components/api/http-client";
 
-export type GraphState = "disabled" | "empty" | "building" | "ready" | "failed";
-
-export interface GraphFile {
-  id: string;
-  name: string;
-  status: string;
-  graph_status: "pending" | "building" | "success" | "failed" | "skipped" | (string & {});
-  graph_percent: number;
-  graph_tokens: number;
-  graph_error_code: string | null;
-  graph_error_message: string | null;
-}
-
-export interface GraphOverview {
-  enabled: boolean;
-  model_enabled: boolean;
-  model_available: boolean;
-  status: GraphState;
-  entity_count: number;
-  relation_count: number;
-  files: GraphFile[];
-}
-
-export interface GraphEntity {
-  id: string;
-  knowledge_id: string;
-  name: string;
-  type: string;
-  aliases: string[];
-  description: string;
-  mention_count: number;
-  score?: number;
-}
-
-export interface GraphRelation {
-  id: string;
-  source_id: string;
-  target_id: string;
-  relation: string;
-  description: string;
-  support_count: number;
-  weight: number;
-}
-
-export interface GraphPassage {
-  chunk_id: string;
-  file_id: string;
-  file_name: string;
-  page_start: number | null;
-  page_end: number | null;
-  heading_path: string;
-  quote: string;
-}
-
-export interface Neighbourhood {
-  center: GraphEntity;
-  entities: GraphEntity[];
-  relations: GraphRelation[];
-}
-
-export interface EntityDetail {
-  entity: GraphEntity;
-  mentions: GraphPassage[];
-}
-
-export interface RelationDetail {
-  relation: GraphRelation;
-  source: GraphEntity;
-  target: GraphEntity;
-  passages: GraphPassage[];
-}
+// The wire shapes are the server's own (lib/graph/wire-types.ts: types only, nothing server-only).
+export type {
+  EntityDetail,
+  EntityView as GraphEntity,
+  GraphFileView as GraphFile,
+  GraphOverview,
+  KnowledgeGraphStatus as GraphState,
+  Neighbourhood,
+  PassageView as GraphPassage,
+  RelationDetail,
+  RelationView as GraphRelation,
+} from "@/lib/graph/wire-types";
+import type { EntityDetail, EntityView as GraphEntity, GraphOverview, Neighbourhood, RelationDetail } from "@/lib/graph/wire-types";
 
 const keys = {
   overview: (kbId: string) => ["graph", kbId, "overview"] as const,

@@ -9,41 +9,11 @@ import { AppError } from "@/lib/errors";
 import { getModelConfig } from "@/lib/models/config";
 import { splitSentences } from "./extract-offline";
 import { normalizeName } from "./normalize";
+import type { EntityView, GraphOverview, KnowledgeGraphStatus, Neighbourhood, PassageView, RelationDetail, RelationView } from "./wire-types";
+
+export type { EntityDetail, EntityView, GraphOverview, KnowledgeGraphStatus, Neighbourhood, PassageView, RelationDetail, RelationView } from "./wire-types";
 
 type Db = Pick<RawDb, "$queryRawUnsafe">;
-
-export interface EntityView {
-  id: string;
-  knowledge_id: string;
-  name: string;
-  type: string;
-  aliases: string[];
-  description: string;
-  mention_count: number;
-  /** How well the name matched the query (1 = exact), search results only. */
-  score?: number;
-}
-
-export interface RelationView {
-  id: string;
-  source_id: string;
-  target_id: string;
-  relation: string;
-  description: string;
-  support_count: number;
-  /** Co-occurrence weight: count × ln(1 + PMI ratio); see docs/bench-graph.md. */
-  weight: number;
-}
-
-export interface PassageView {
-  chunk_id: string;
-  file_id: string;
-  file_name: string;
-  page_start: number | null;
-  page_end: number | null;
-  heading_path: string;
-  quote: string;
-}
 
 const MAX_QUOTE = 300;
 
@@ -200,12 +170,6 @@ function toRelation(r: RelationRow): RelationView {
   return { id: r.id, source_id: r.source_id, target_id: r.target_id, relation: r.relation, description: r.description, support_count: Number(r.support_count), weight: Math.round(Number(r.weight) * 1000) / 1000 };
 }
 
-export interface Neighbourhood {
-  center: EntityView;
-  entities: EntityView[];
-  relations: RelationView[];
-}
-
 /** An entity, its strongest relations and, at depth 2, its neighbours' strongest ones. */
 export async function neighbourhood(db: Db, args: { knowledgeId: string; entityId: string; depth: 1 | 2; limit: number }): Promise<Neighbourhood> {
   const center = await getEntity(db, [args.knowledgeId], args.entityId);
@@ -287,13 +251,6 @@ export async function entityMentions(db: Db, args: { knowledgeId: string; entity
   return rows.map(toPassage);
 }
 
-export interface RelationDetail {
-  relation: RelationView;
-  source: EntityView;
-  target: EntityView;
-  passages: PassageView[];
-}
-
 export async function relationSupports(db: Db, args: { knowledgeId: string | readonly string[]; relationIds: readonly string[]; perRelation: number }): Promise<Map<string, PassageView[]>> {
   if (args.relationIds.length === 0) return new Map();
   const kbs = typeof args.knowledgeId === "string" ? [args.knowledgeId] : [...args.knowledgeId];
@@ -332,19 +289,6 @@ export async function relationDetail(db: Db, args: { knowledgeId: string; relati
   const [source, target] = await Promise.all([getEntity(db, [args.knowledgeId], relation.source_id), getEntity(db, [args.knowledgeId], relation.target_id)]);
   const passages = (await relationSupports(db, { knowledgeId: args.knowledgeId, relationIds: [relation.id], perRelation: args.limit })).get(relation.id) ?? [];
   return { relation, source, target, passages };
-}
-
-export type KnowledgeGraphStatus = "disabled" | "empty" | "building" | "ready" | "failed";
-
-export interface GraphOverview {
-  enabled: boolean;
-  model_enabled: boolean;
-  /** A chat model is configured, so the model extractor can run when model_enabled. */
-  model_available: boolean;
-  status: KnowledgeGraphStatus;
-  entity_count: number;
-  relation_count: number;
-  files: { id: string; name: string; status: string; graph_status: string; graph_percent: number; graph_tokens: number; graph_error_code: string | null; graph_error_message: string | null }[];
 }
 
 /** The graph's state for the Graph tab: first match wins, like the assistant's status (SPEC §6). */

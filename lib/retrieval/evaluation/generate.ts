@@ -7,7 +7,9 @@ import { getRawDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { completeChat, thinkingOffExtras } from "@/lib/models/chat";
 import { getModelConfig } from "@/lib/models/config";
-import type { EvalQuestion } from "./question-set";
+import type { DraftQuestion } from "./wire-types";
+
+export type { DraftQuestion } from "./wire-types";
 
 export const MAX_GENERATED = 30;
 /** The passage's opening kept as the expected text: enough to identify it, short enough to edit. */
@@ -18,10 +20,6 @@ const MIN_PASSAGE_CHARS = 80;
 export const QUESTION_WRITER_PROMPT =
   "You write evaluation questions for a knowledge base. Write one question that the passage below answers, " +
   "in the passage's language, specific enough that this passage is the place to find the answer. Output only the question, on one line.";
-
-export interface DraftQuestion extends EvalQuestion {
-  passage: string;
-}
 
 export async function draftQuestions(knowledgeId: string, count: number, signal: AbortSignal): Promise<DraftQuestion[]> {
   const chat = getModelConfig().chat;

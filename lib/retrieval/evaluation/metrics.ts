@@ -1,7 +1,7 @@
 // Judging a retrieval hit against a question's expectation, and the run's metrics (issue 21).
 // Pure functions: the runner feeds them one question at a time, so a run's memory does not grow
 // with its size (fixed-size counters only).
-import type { EvalQuestion } from "./question-set";
+import type { EvalQuestion, RunMetrics } from "./wire-types";
 
 /** Hits retrieved per question: Recall@20 needs 20. */
 export const EVAL_TOP_K = 20;
@@ -67,24 +67,7 @@ export interface QuestionOutcome {
   failed: boolean;
 }
 
-export interface RunMetrics {
-  questions: number;
-  answerable: number;
-  unanswerable: number;
-  failed: number;
-  ndcg_at_10: number | null;
-  recall_at_5: number | null;
-  recall_at_20: number | null;
-  mrr_at_10: number | null;
-  /** Share of answerable questions grounded mode refused (lower is better). */
-  refusal_rate_answerable: number | null;
-  /** Share of "should not be answered" questions refused (higher is better). */
-  refusal_rate_unanswerable: number | null;
-  /** recall_by_rank[k-1] = Recall@k for k = 1..EVAL_TOP_K. */
-  recall_by_rank: number[];
-  /** Top-hit score histograms (bin i covers [i/20, (i+1)/20)): correct vs incorrect top hits. */
-  score_histogram: { correct: number[]; incorrect: number[] };
-}
+export type { RunMetrics } from "./wire-types";
 
 /** Binary relevance with one expected target: DCG of the first correct hit, ideal DCG 1. */
 export class MetricsAccumulator {

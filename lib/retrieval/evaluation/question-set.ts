@@ -5,6 +5,7 @@
 import { parse } from "csv-parse/sync";
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
+import type { EvalQuestion, RowError } from "./wire-types";
 
 export const MAX_SET_QUESTIONS = 10_000;
 /** The uploaded text (CSV or JSONL) at most; 10,000 questions with passages fit well below it. */
@@ -14,21 +15,7 @@ export const MAX_EXPECTED_TEXT_CHARS = 4000;
 /** Parse errors kept per set (the count is kept in full). */
 export const MAX_REPORTED_ERRORS = 200;
 
-export interface EvalQuestion {
-  question: string;
-  expected_file: string | null;
-  expected_page: number | null;
-  expected_text: string | null;
-  /** "Should not be answered": the KB holds no answer; refusing it is correct. */
-  unanswerable: boolean;
-  /** The passage a generated question was drafted from (informational). */
-  chunk_id: string | null;
-}
-
-export interface RowError {
-  line: number;
-  message: string;
-}
+export type { EvalQuestion, RowError } from "./wire-types";
 
 export interface ParsedSet {
   questions: EvalQuestion[];

@@ -9,75 +9,12 @@ import { getEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { getModelConfig } from "@/lib/models/config";
-import { EVAL_TOP_K, type RunMetrics } from "./metrics";
-import { MAX_SET_QUESTIONS, type EvalQuestion, type ParsedSet, type RowError } from "./question-set";
+import { EVAL_TOP_K } from "./metrics";
+import { MAX_SET_QUESTIONS, type ParsedSet } from "./question-set";
 import { abortLocalRun, kickEvaluationRunner } from "./runner";
+import type { EvalQuestion, EvaluationOverview, ResultRow, RowError, RunMetrics, RunSettings, RunStatus, RunSummary, SetDetail, SetSummary, TopHit } from "./wire-types";
 
-export interface SetSummary {
-  id: string;
-  name: string;
-  question_count: number;
-  parse_error_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface SetDetail extends SetSummary {
-  questions: EvalQuestion[];
-  parse_errors: RowError[];
-}
-
-/** What a run ran with: kept with it, so two runs can be compared after a change. */
-export interface RunSettings {
-  min_score: number;
-  top_k: number;
-  candidate_pool: number;
-  translate: boolean;
-  models: { embedding: string | null; rerank: string | null; chat: string | null };
-  chunking: { target_chars: number; overlap_chars: number };
-  /** Searchable files and chunks of the KB when the run was queued. */
-  corpus: { files: number; chunks: number };
-}
-
-export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
-
-export interface RunSummary {
-  id: string;
-  set_id: string | null;
-  set_name: string;
-  status: RunStatus;
-  total: number;
-  done: number;
-  settings: RunSettings;
-  metrics: RunMetrics | null;
-  error_message: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-export interface TopHit {
-  rank: number;
-  file_name: string;
-  page_start: number | null;
-  page_end: number | null;
-  score: number;
-  correct: boolean;
-  snippet: string;
-}
-
-export interface ResultRow {
-  ordinal: number;
-  question: string;
-  answerable: boolean;
-  expected: { file: string | null; page: number | null; text: string | null };
-  first_correct_rank: number | null;
-  top_score: number | null;
-  top_correct: boolean | null;
-  refused: boolean;
-  top_hits: TopHit[];
-  error_message: string | null;
-}
+export type { ResultRow, RunSettings, RunStatus, RunSummary, SetDetail, SetSummary, TopHit } from "./wire-types";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -288,14 +225,7 @@ export async function* exportRunCsv(knowledgeId: string, runId: string): AsyncGe
   }
 }
 
-export interface EvaluationOverview {
-  sets: SetSummary[];
-  runs: RunSummary[];
-  /** A chat model is configured: the page offers "generate questions from this KB". */
-  can_generate: boolean;
-  default_min_score: number;
-  max_questions: number;
-}
+export type { EvaluationOverview } from "./wire-types";
 
 export async function evaluationOverview(knowledgeId: string): Promise<EvaluationOverview> {
   const [sets, runs] = await Promise.all([listSets(knowledgeId), listRuns(knowledgeId)]);
