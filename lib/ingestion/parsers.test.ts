@@ -3,7 +3,7 @@ import path from "node:path";
 import mammoth from "mammoth";
 import { describe, expect, it, vi } from "vitest";
 import { hostileDocx } from "../../e2e/integration/ingestion/support/hostile-docx";
-import { inspectDocxArchive, parseDocx, DOCX_LIMITS } from "./parsers/docx";
+import { inspectDocxArchive, parseDocx, DOCX_LIMITS, WordTextCounter } from "./parsers/docx";
 import { parseHtml } from "./parsers/html";
 import { parseMarkdown } from "./parsers/markdown";
 import { parsePdf } from "./parsers/pdf";
@@ -138,6 +138,22 @@ describe("DOCX (yauzl checks + mammoth)", () => {
     // cells and list items get separators.
     expect(textChars).toBeLessThanOrEqual(parsed);
     expect(textChars).toBeGreaterThan(parsed * 0.9);
+  });
+
+  it("counts only the characters inside <w:t> elements, however the XML is split into chunks", () => {
+    const xml =
+      '<w:p><w:r><w:t xml:space="preserve">A &amp; 中</w:t></w:r>' +
+      // An empty w:t whose "/" lies beyond the bytes the counter keeps of a tag, then markup
+      // whitespace: nothing of it is text.
+      '<w:r><w:t xml:space="preserve"/></w:r>\n    <w:r><w:tab/><w:t/></w:r>\n  ' +
+      "<w:tbl><w:tr><w:tc><w:p><w:r><w:t>bc</w:t></w:r></w:p></w:tc></w:tr></w:tbl></w:p>";
+    const whole = new WordTextCounter();
+    whole.push(Buffer.from(xml));
+    // "A & 中" is 5 characters (an entity counts once, a CJK character once), "bc" 2.
+    expect(whole.chars).toBe(7);
+    const split = new WordTextCounter();
+    for (const b of Buffer.from(xml)) split.push(Buffer.from([b]));
+    expect(split.chars).toBe(7);
   });
 
   it("refuses a DOCX over the extracted-text limit while its XML inflates, before mammoth runs", async () => {

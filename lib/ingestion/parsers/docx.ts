@@ -71,7 +71,11 @@ export class WordTextCounter {
   private inTag = false;
   private inText = false;
   private inEntity = false;
+  /** The tag's first bytes (enough to tell `w:t` from `w:tab`, `w:tbl`…). */
   private tag = "";
+  /** The tag's last byte before `>`: `/` for an empty element such as `<w:t xml:space="preserve"/>`,
+   *  whose attributes can push the `/` beyond the bytes kept in `tag`. */
+  private last = 0;
 
   push(chunk: Buffer): void {
     for (let i = 0; i < chunk.length; i++) {
@@ -81,12 +85,16 @@ export class WordTextCounter {
           this.inTag = false;
           const t = this.tag;
           if (t === "/w:t") this.inText = false;
-          else if ((t === "w:t" || t.startsWith("w:t ")) && !t.endsWith("/")) this.inText = true;
-        } else if (this.tag.length < 8) this.tag += String.fromCharCode(c);
+          else if ((t === "w:t" || t.startsWith("w:t ") || t.startsWith("w:t/")) && this.last !== 0x2f /* / */) this.inText = true;
+        } else {
+          if (this.tag.length < 8) this.tag += String.fromCharCode(c);
+          this.last = c;
+        }
       } else if (c === 0x3c /* < */) {
         this.inTag = true;
         this.inEntity = false;
         this.tag = "";
+        this.last = 0;
       } else if (this.inText) {
         if (this.inEntity) {
           if (c === 0x3b /* ; */) this.inEntity = false;
