@@ -16,7 +16,6 @@ import { Client } from "../../support/test-env";
 const startServer = (dataDir: string, modelUrl: string) =>
   startServeApp({ DATA_DIR: dataDir, AUTH_MODE: "local", AI_CHAT_MODEL: "qwen-test", AI_CHAT_BASE_URL: modelUrl, AI_CHAT_API_KEY: "sk-kill-test" });
 
-
 /** Sends the head and the first bytes of a multipart upload, then holds the request open. */
 function halfUpload(baseUrl: string, kb: string): ClientRequest {
   const boundary = "----ka-kill-test";
