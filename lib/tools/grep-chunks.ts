@@ -103,21 +103,26 @@ export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> =
     // Each arm stops at the call's cap: a common keyword (a two-character word in most chunks)
     // otherwise fed every posting of its term into the UNION's sort, which grew with the KB
     // (bench:tools at 200k chunks: p95 342 ms). Past the cap the result is `truncated` anyway.
+    //
+    // file_ids narrows each arm, not only the arms' union: with the cap inside the arms, a filter
+    // applied after them saw at most 2,001 chunks of the whole KB, so a document's counts came
+    // out short (and not `truncated`) whenever the KB held more matches than the cap.
     const params: unknown[] = [kbIds, GREP_MAX_CHUNKS + 1];
+    let fileFilter = (_alias: string) => "";
+    if (args.file_ids?.length) {
+      params.push(args.file_ids);
+      const p = `$${params.length}`;
+      fileFilter = (alias) => ` AND ${alias}.file_id = ANY(${p}::text[])`;
+    }
     const arms = keywords.map((k) => {
       const terms = [...k].length < MIN_TRIGRAM_CHARS ? tokenize(k) : [];
       if (terms.length === 1) {
         params.push(terms[0]);
-        return `(SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length} LIMIT $2)`;
+        return `(SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
       }
       params.push(likeLiteral(k));
-      return `(SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length} LIMIT $2)`;
+      return `(SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}${fileFilter("k")} LIMIT $2)`;
     });
-    let fileFilter = "";
-    if (args.file_ids?.length) {
-      params.push(args.file_ids);
-      fileFilter = `AND c.file_id = ANY($${params.length}::text[])`;
-    }
     params.push(GREP_MAX_CHUNKS);
     const cap = `$${params.length}`;
     params.push(keywords);
@@ -136,8 +141,9 @@ export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> =
     // their first CHUNKS_PER_DOCUMENT matching chunks; their text is read by a second query.
     // - Counts are literal and non-overlapping, like indexOf stepping past each match:
     //   (length(hay) - length(replace(hay, kw, ''))) / length(kw), with lower() on both sides,
-    //   the folding ILIKE itself uses, over the same first GREP_MAX_CHUNKS matching chunks of
-    //   ready files (in file, chunk order) as before; one more row only says `truncated`.
+    //   the folding ILIKE itself uses, over the same GREP_MAX_CHUNKS matching chunks of ready
+    //   files as before (the first in file, chunk order of what the arms found); one more row
+    //   only says `truncated`.
     // - rank() keeps every document tied with the last one returned (same distinct keywords and
     //   total), so JS breaks the tie by name with localeCompare as it always did and then cuts.
     // - `firsts` (the first chunk each keyword occurs in) keeps keyword_counts' key order: keys
@@ -146,7 +152,7 @@ export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> =
       `WITH hit AS MATERIALIZED (
          SELECT c.id, c.ordinal, c.content, c.file_id
            FROM chunks c
-          WHERE c.id IN (${arms.join(" UNION ")}) ${fileFilter}
+          WHERE c.id IN (${arms.join(" UNION ")})
           LIMIT ${cap} * 2 + 2),
        m AS MATERIALIZED (
          SELECT h.id, h.ordinal, h.content, h.file_id, row_number() OVER (ORDER BY h.file_id, h.ordinal) AS rn
