@@ -79,6 +79,103 @@ interface ChunkRow {
   content: string;
 }
 
+/**
+ * The one statement grep_chunks sends (exported so bench:tools can EXPLAIN exactly it): the
+ * returnable documents with their counts and first chunk ids, and whether the call was truncated.
+ */
+export function grepStatement(keywords: readonly string[], kbIds: readonly string[], fileIds: readonly string[] | undefined, maxDocuments: number): { sql: string; params: unknown[] } {
+  // One arm per keyword, each answered by an index: keywords of three characters or
+  // more by ILIKE over the trigram GIN index (chunks_content_trgm_idx); shorter ones (two-
+  // character Chinese words are common) have no trigram, so they are looked up in the word
+  // postings (chunk_terms) when they are one token, and only otherwise scanned with ILIKE.
+  // Each arm stops at the call's cap: a common keyword (a two-character word in most chunks)
+  // otherwise fed every posting of its term into the UNION's sort, which grew with the KB
+  // (bench:tools at 200k chunks: p95 342 ms). Past the cap the result is `truncated` anyway.
+  //
+  // file_ids narrows each arm, not only the arms' union: with the cap inside the arms, a filter
+  // applied after them saw at most 2,001 chunks of the whole KB, so a document's counts came
+  // out short (and not `truncated`) whenever the KB held more matches than the cap.
+  const params: unknown[] = [kbIds, GREP_MAX_CHUNKS + 1];
+  let fileFilter = (_alias: string) => "";
+  if (fileIds?.length) {
+    params.push(fileIds);
+    const p = `$${params.length}`;
+    fileFilter = (alias) => ` AND ${alias}.file_id = ANY(${p}::text[])`;
+  }
+  const arms = keywords.map((k) => {
+    const terms = [...k].length < MIN_TRIGRAM_CHARS ? tokenize(k) : [];
+    if (terms.length === 1) {
+      params.push(terms[0]);
+      return `(SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
+    }
+    params.push(likeLiteral(k));
+    return `(SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}${fileFilter("k")} LIMIT $2)`;
+  });
+  params.push(GREP_MAX_CHUNKS);
+  const cap = `$${params.length}`;
+  params.push(keywords);
+  const kw = `$${params.length}`;
+  params.push(maxDocuments);
+  const maxDocs = `$${params.length}`;
+  // The arms are a UNION, not an OR: an OR mixing a postings subquery with ILIKE cannot be a
+  // bitmap OR and made the planner scan every chunk. Matching chunks come first, from the
+  // chunks table alone (a materialized CTE), so the planner cannot start from the files table
+  // and probe every file's chunks (bench:tools saw that plan with stale file statistics); the
+  // files' status is joined to the matches only.
+  //
+  // Counting and ranking happen here too, so the text of up to GREP_MAX_CHUNKS matching chunks
+  // never leaves the database: at 200k chunks, shipping it to JS to count matches was most of
+  // the call (bench:tools). Only the documents that can be returned come back, with the ids of
+  // their first CHUNKS_PER_DOCUMENT matching chunks; their text is read by a second query.
+  // - Counts are literal and non-overlapping, like indexOf stepping past each match:
+  //   (length(hay) - length(replace(hay, kw, ''))) / length(kw), with lower() on both sides,
+  //   the folding ILIKE itself uses, over the same GREP_MAX_CHUNKS matching chunks of ready
+  //   files as before (the first in file, chunk order of what the arms found); one more row
+  //   only says `truncated`.
+  // - rank() keeps every document tied with the last one returned (same distinct keywords and
+  //   total), so JS breaks the tie by name with localeCompare as it always did and then cuts.
+  // - `firsts` (the first chunk each keyword occurs in) keeps keyword_counts' key order: keys
+  //   in order of first occurrence in the document, then in the order they were asked.
+  const sql = `WITH hit AS MATERIALIZED (
+       SELECT c.id, c.ordinal, c.content, c.file_id
+         FROM chunks c
+        WHERE c.id IN (${arms.join(" UNION ")})
+        LIMIT ${cap} * 2 + 2),
+     m AS MATERIALIZED (
+       SELECT h.id, h.ordinal, h.content, h.file_id, row_number() OVER (ORDER BY h.file_id, h.ordinal) AS rn
+         FROM hit h JOIN knowledge_files f ON f.id = h.file_id
+        WHERE f.status = 'success'
+        ORDER BY h.file_id, h.ordinal
+        LIMIT ${cap} + 1),
+     low AS MATERIALIZED (SELECT m.id, m.ordinal, m.file_id, lower(m.content) AS hay FROM m WHERE m.rn <= ${cap}),
+     per_kw AS (
+       SELECT low.file_id, low.id, low.ordinal, k.i,
+              (length(low.hay) - length(replace(low.hay, k.kw, ''))) / length(k.kw) AS n
+         FROM low CROSS JOIN (SELECT lower(u.kw) AS kw, u.i FROM unnest(${kw}::text[]) WITH ORDINALITY AS u(kw, i)) k),
+     doc_kw AS (
+       SELECT file_id, i, sum(n)::int AS n, min(ordinal) FILTER (WHERE n > 0) AS first
+         FROM per_kw GROUP BY file_id, i),
+     docs AS (
+       SELECT file_id, array_agg(n ORDER BY i) AS counts, array_agg(first ORDER BY i) AS firsts,
+              (count(*) FILTER (WHERE n > 0))::int AS distinct_keywords, sum(n)::int AS total
+         FROM doc_kw GROUP BY file_id HAVING sum(n) > 0),
+     ranked AS (
+       SELECT docs.*, rank() OVER (ORDER BY distinct_keywords DESC, total DESC) AS rk FROM docs),
+     hit_chunks AS (
+       SELECT file_id, id, ordinal, row_number() OVER (PARTITION BY file_id ORDER BY ordinal) AS cn
+         FROM per_kw GROUP BY file_id, id, ordinal HAVING sum(n) > 0),
+     first_chunks AS (
+       SELECT file_id, array_agg(id ORDER BY ordinal) AS chunk_ids
+         FROM hit_chunks WHERE cn <= ${CHUNKS_PER_DOCUMENT} GROUP BY file_id)
+     SELECT t.truncated, r.file_id, f.name AS file_name, f.knowledge_id, r.counts, r.firsts, r.distinct_keywords, r.total, fc.chunk_ids
+       FROM (SELECT count(*) > ${cap} AS truncated FROM m) t
+       LEFT JOIN ranked r ON r.rk <= ${maxDocs}
+       LEFT JOIN knowledge_files f ON f.id = r.file_id
+       LEFT JOIN first_chunks fc ON fc.file_id = r.file_id
+      ORDER BY r.file_id`;
+  return { sql, params };
+}
+
 export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> = {
   name: "grep_chunks",
   description:
@@ -96,98 +193,8 @@ export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> =
     const reason = emptyReason(kbIds, counts);
     if (reason) return { documents: [], truncated: false, reason };
     const keywords = [...new Set(args.keywords)];
-    // One arm per keyword, OR-ed, each answered by an index: keywords of three characters or
-    // more by ILIKE over the trigram GIN index (chunks_content_trgm_idx); shorter ones (two-
-    // character Chinese words are common) have no trigram, so they are looked up in the word
-    // postings (chunk_terms) when they are one token, and only otherwise scanned with ILIKE.
-    // Each arm stops at the call's cap: a common keyword (a two-character word in most chunks)
-    // otherwise fed every posting of its term into the UNION's sort, which grew with the KB
-    // (bench:tools at 200k chunks: p95 342 ms). Past the cap the result is `truncated` anyway.
-    //
-    // file_ids narrows each arm, not only the arms' union: with the cap inside the arms, a filter
-    // applied after them saw at most 2,001 chunks of the whole KB, so a document's counts came
-    // out short (and not `truncated`) whenever the KB held more matches than the cap.
-    const params: unknown[] = [kbIds, GREP_MAX_CHUNKS + 1];
-    let fileFilter = (_alias: string) => "";
-    if (args.file_ids?.length) {
-      params.push(args.file_ids);
-      const p = `$${params.length}`;
-      fileFilter = (alias) => ` AND ${alias}.file_id = ANY(${p}::text[])`;
-    }
-    const arms = keywords.map((k) => {
-      const terms = [...k].length < MIN_TRIGRAM_CHARS ? tokenize(k) : [];
-      if (terms.length === 1) {
-        params.push(terms[0]);
-        return `(SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
-      }
-      params.push(likeLiteral(k));
-      return `(SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}${fileFilter("k")} LIMIT $2)`;
-    });
-    params.push(GREP_MAX_CHUNKS);
-    const cap = `$${params.length}`;
-    params.push(keywords);
-    const kw = `$${params.length}`;
-    params.push(args.max_documents);
-    const maxDocs = `$${params.length}`;
-    // The arms are a UNION, not an OR: an OR mixing a postings subquery with ILIKE cannot be a
-    // bitmap OR and made the planner scan every chunk. Matching chunks come first, from the
-    // chunks table alone (a materialized CTE), so the planner cannot start from the files table
-    // and probe every file's chunks (bench:tools saw that plan with stale file statistics); the
-    // files' status is joined to the matches only.
-    //
-    // Counting and ranking happen here too, so the text of up to GREP_MAX_CHUNKS matching chunks
-    // never leaves the database: at 200k chunks, shipping it to JS to count matches was most of
-    // the call (bench:tools). Only the documents that can be returned come back, with the ids of
-    // their first CHUNKS_PER_DOCUMENT matching chunks; their text is read by a second query.
-    // - Counts are literal and non-overlapping, like indexOf stepping past each match:
-    //   (length(hay) - length(replace(hay, kw, ''))) / length(kw), with lower() on both sides,
-    //   the folding ILIKE itself uses, over the same GREP_MAX_CHUNKS matching chunks of ready
-    //   files as before (the first in file, chunk order of what the arms found); one more row
-    //   only says `truncated`.
-    // - rank() keeps every document tied with the last one returned (same distinct keywords and
-    //   total), so JS breaks the tie by name with localeCompare as it always did and then cuts.
-    // - `firsts` (the first chunk each keyword occurs in) keeps keyword_counts' key order: keys
-    //   in order of first occurrence in the document, then in the order they were asked.
-    const docs = await db.$queryRawUnsafe<DocRow[]>(
-      `WITH hit AS MATERIALIZED (
-         SELECT c.id, c.ordinal, c.content, c.file_id
-           FROM chunks c
-          WHERE c.id IN (${arms.join(" UNION ")})
-          LIMIT ${cap} * 2 + 2),
-       m AS MATERIALIZED (
-         SELECT h.id, h.ordinal, h.content, h.file_id, row_number() OVER (ORDER BY h.file_id, h.ordinal) AS rn
-           FROM hit h JOIN knowledge_files f ON f.id = h.file_id
-          WHERE f.status = 'success'
-          ORDER BY h.file_id, h.ordinal
-          LIMIT ${cap} + 1),
-       low AS MATERIALIZED (SELECT m.id, m.ordinal, m.file_id, lower(m.content) AS hay FROM m WHERE m.rn <= ${cap}),
-       per_kw AS (
-         SELECT low.file_id, low.id, low.ordinal, k.i,
-                (length(low.hay) - length(replace(low.hay, k.kw, ''))) / length(k.kw) AS n
-           FROM low CROSS JOIN (SELECT lower(u.kw) AS kw, u.i FROM unnest(${kw}::text[]) WITH ORDINALITY AS u(kw, i)) k),
-       doc_kw AS (
-         SELECT file_id, i, sum(n)::int AS n, min(ordinal) FILTER (WHERE n > 0) AS first
-           FROM per_kw GROUP BY file_id, i),
-       docs AS (
-         SELECT file_id, array_agg(n ORDER BY i) AS counts, array_agg(first ORDER BY i) AS firsts,
-                (count(*) FILTER (WHERE n > 0))::int AS distinct_keywords, sum(n)::int AS total
-           FROM doc_kw GROUP BY file_id HAVING sum(n) > 0),
-       ranked AS (
-         SELECT docs.*, rank() OVER (ORDER BY distinct_keywords DESC, total DESC) AS rk FROM docs),
-       hit_chunks AS (
-         SELECT file_id, id, ordinal, row_number() OVER (PARTITION BY file_id ORDER BY ordinal) AS cn
-           FROM per_kw GROUP BY file_id, id, ordinal HAVING sum(n) > 0),
-       first_chunks AS (
-         SELECT file_id, array_agg(id ORDER BY ordinal) AS chunk_ids
-           FROM hit_chunks WHERE cn <= ${CHUNKS_PER_DOCUMENT} GROUP BY file_id)
-       SELECT t.truncated, r.file_id, f.name AS file_name, f.knowledge_id, r.counts, r.firsts, r.distinct_keywords, r.total, fc.chunk_ids
-         FROM (SELECT count(*) > ${cap} AS truncated FROM m) t
-         LEFT JOIN ranked r ON r.rk <= ${maxDocs}
-         LEFT JOIN knowledge_files f ON f.id = r.file_id
-         LEFT JOIN first_chunks fc ON fc.file_id = r.file_id
-        ORDER BY r.file_id`,
-      ...params,
-    );
+    const { sql, params } = grepStatement(keywords, kbIds, args.file_ids, args.max_documents);
+    const docs = await db.$queryRawUnsafe<DocRow[]>(sql, ...params);
     throwIfAborted(ctx.signal);
     const truncated = docs[0]?.truncated ?? false;
     const picked = docs
