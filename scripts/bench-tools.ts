@@ -171,7 +171,7 @@ async function main() {
   // The plan (with actual times) of the statement grep_chunks sends, for a ≥3-character keyword
   // (trigram index) and a common two-character one (postings).
   const { grepStatement } = await import("@/lib/tools/grep-chunks");
-  const stmt = grepStatement([sample, "合作"], [kb], undefined, 20);
+  const stmt = grepStatement([sample, "合作"], [kb], undefined);
   const plan = await db.$queryRawUnsafe<Array<{ "QUERY PLAN": string }>>(`EXPLAIN (ANALYZE, COSTS OFF) ${stmt.sql}`, ...stmt.params);
   const kind = await getDbKind();
   const base = pct(lat["retrieve()"]!, 95);

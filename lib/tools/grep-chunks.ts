@@ -60,30 +60,20 @@ function positions(hay: string, needle: string): number[] {
   return out;
 }
 
-/** One returned document, ranked and counted in SQL (see run()). */
-interface DocRow {
-  truncated: boolean;
-  file_id: string | null;
-  file_name: string;
-  knowledge_id: string;
-  counts: number[];
-  firsts: Array<number | null>;
-  distinct_keywords: number;
-  total: number;
-  chunk_ids: string[];
-}
-
-interface ChunkRow {
+interface Row {
   id: string;
   ordinal: number;
   content: string;
+  file_id: string;
+  file_name: string;
+  knowledge_id: string;
 }
 
 /**
- * The one statement grep_chunks sends (exported so bench:tools can EXPLAIN exactly it): the
- * returnable documents with their counts and first chunk ids, and whether the call was truncated.
+ * The one statement grep_chunks sends (exported so bench:tools can EXPLAIN exactly it): up to
+ * GREP_MAX_CHUNKS + 1 matching chunks of ready files with their text, in file and chunk order.
  */
-export function grepStatement(keywords: readonly string[], kbIds: readonly string[], fileIds: readonly string[] | undefined, maxDocuments: number): { sql: string; params: unknown[] } {
+export function grepStatement(keywords: readonly string[], kbIds: readonly string[], fileIds: readonly string[] | undefined): { sql: string; params: unknown[] } {
   // One arm per keyword, each answered by an index: keywords of three characters or
   // more by ILIKE over the trigram GIN index (chunks_content_trgm_idx); shorter ones (two-
   // character Chinese words are common) have no trigram, so they are looked up in the word
@@ -111,68 +101,28 @@ export function grepStatement(keywords: readonly string[], kbIds: readonly strin
     params.push(likeLiteral(k));
     return `(SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}${fileFilter("k")} LIMIT $2)`;
   });
-  params.push(GREP_MAX_CHUNKS);
-  const cap = `$${params.length}`;
-  params.push(keywords);
-  const kw = `$${params.length}`;
-  params.push(maxDocuments);
-  const maxDocs = `$${params.length}`;
+  params.push(GREP_MAX_CHUNKS + 1);
   // The arms are a UNION, not an OR: an OR mixing a postings subquery with ILIKE cannot be a
   // bitmap OR and made the planner scan every chunk. Matching chunks come first, from the
   // chunks table alone (a materialized CTE), so the planner cannot start from the files table
   // and probe every file's chunks (bench:tools saw that plan with stale file statistics); the
-  // files' status is joined to the matches only.
+  // files' status and names are joined to the matches only.
   //
-  // Counting and ranking happen here too, so the text of up to GREP_MAX_CHUNKS matching chunks
-  // never leaves the database: at 200k chunks, shipping it to JS to count matches was most of
-  // the call (bench:tools). Only the documents that can be returned come back, with the ids of
-  // their first CHUNKS_PER_DOCUMENT matching chunks; their text is read by a second query.
-  // - Counts are literal and non-overlapping, like indexOf stepping past each match:
-  //   (length(hay) - length(replace(hay, kw, ''))) / length(kw), with lower() on both sides,
-  //   the folding ILIKE itself uses, over the same GREP_MAX_CHUNKS matching chunks of ready
-  //   files as before (the first in file, chunk order of what the arms found); one more row
-  //   only says `truncated`.
-  // - rank() keeps every document tied with the last one returned (same distinct keywords and
-  //   total), so JS breaks the tie by name with localeCompare as it always did and then cuts.
-  // - `firsts` (the first chunk each keyword occurs in) keeps keyword_counts' key order: keys
-  //   in order of first occurrence in the document, then in the order they were asked.
-  const sql = `WITH hit AS MATERIALIZED (
-       SELECT c.id, c.ordinal, c.content, c.file_id
+  // Counting stays in JS on purpose: counting the same chunks in SQL (lower(), replace(), per-
+  // document aggregates and rank(), text read only for the chunks returned) was tried and was
+  // slower on PGlite — p50 ~2x in an interleaved comparison in one process at 9.9k chunks —
+  // because lower() and replace() per chunk and keyword cost more inside the database than
+  // shipping the text and running indexOf (docs/bench-tools.md, eleventh session).
+  const sql = `WITH m AS MATERIALIZED (
+       SELECT c.id, c.ordinal, c.content, c.file_id, c.knowledge_id
          FROM chunks c
         WHERE c.id IN (${arms.join(" UNION ")})
-        LIMIT ${cap} * 2 + 2),
-     m AS MATERIALIZED (
-       SELECT h.id, h.ordinal, h.content, h.file_id, row_number() OVER (ORDER BY h.file_id, h.ordinal) AS rn
-         FROM hit h JOIN knowledge_files f ON f.id = h.file_id
-        WHERE f.status = 'success'
-        ORDER BY h.file_id, h.ordinal
-        LIMIT ${cap} + 1),
-     low AS MATERIALIZED (SELECT m.id, m.ordinal, m.file_id, lower(m.content) AS hay FROM m WHERE m.rn <= ${cap}),
-     per_kw AS (
-       SELECT low.file_id, low.id, low.ordinal, k.i,
-              (length(low.hay) - length(replace(low.hay, k.kw, ''))) / length(k.kw) AS n
-         FROM low CROSS JOIN (SELECT lower(u.kw) AS kw, u.i FROM unnest(${kw}::text[]) WITH ORDINALITY AS u(kw, i)) k),
-     doc_kw AS (
-       SELECT file_id, i, sum(n)::int AS n, min(ordinal) FILTER (WHERE n > 0) AS first
-         FROM per_kw GROUP BY file_id, i),
-     docs AS (
-       SELECT file_id, array_agg(n ORDER BY i) AS counts, array_agg(first ORDER BY i) AS firsts,
-              (count(*) FILTER (WHERE n > 0))::int AS distinct_keywords, sum(n)::int AS total
-         FROM doc_kw GROUP BY file_id HAVING sum(n) > 0),
-     ranked AS (
-       SELECT docs.*, rank() OVER (ORDER BY distinct_keywords DESC, total DESC) AS rk FROM docs),
-     hit_chunks AS (
-       SELECT file_id, id, ordinal, row_number() OVER (PARTITION BY file_id ORDER BY ordinal) AS cn
-         FROM per_kw GROUP BY file_id, id, ordinal HAVING sum(n) > 0),
-     first_chunks AS (
-       SELECT file_id, array_agg(id ORDER BY ordinal) AS chunk_ids
-         FROM hit_chunks WHERE cn <= ${CHUNKS_PER_DOCUMENT} GROUP BY file_id)
-     SELECT t.truncated, r.file_id, f.name AS file_name, f.knowledge_id, r.counts, r.firsts, r.distinct_keywords, r.total, fc.chunk_ids
-       FROM (SELECT count(*) > ${cap} AS truncated FROM m) t
-       LEFT JOIN ranked r ON r.rk <= ${maxDocs}
-       LEFT JOIN knowledge_files f ON f.id = r.file_id
-       LEFT JOIN first_chunks fc ON fc.file_id = r.file_id
-      ORDER BY r.file_id`;
+        LIMIT $${params.length} * 2)
+     SELECT m.id, m.ordinal, m.content, m.file_id, f.name AS file_name, m.knowledge_id
+       FROM m JOIN knowledge_files f ON f.id = m.file_id
+      WHERE f.status = 'success'
+      ORDER BY m.file_id, m.ordinal
+      LIMIT $${params.length}`;
   return { sql, params };
 }
 
@@ -193,55 +143,40 @@ export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> =
     const reason = emptyReason(kbIds, counts);
     if (reason) return { documents: [], truncated: false, reason };
     const keywords = [...new Set(args.keywords)];
-    const { sql, params } = grepStatement(keywords, kbIds, args.file_ids, args.max_documents);
-    const docs = await db.$queryRawUnsafe<DocRow[]>(sql, ...params);
+    const { sql, params } = grepStatement(keywords, kbIds, args.file_ids);
+    const rows = await db.$queryRawUnsafe<Row[]>(sql, ...params);
     throwIfAborted(ctx.signal);
-    const truncated = docs[0]?.truncated ?? false;
-    const picked = docs
-      .filter((d): d is DocRow & { file_id: string } => d.file_id !== null)
-      .map((d) => ({ ...d, distinct_keywords: Number(d.distinct_keywords), total: Number(d.total) }))
-      .sort((a, b) => b.distinct_keywords - a.distinct_keywords || b.total - a.total || a.file_name.localeCompare(b.file_name))
-      .slice(0, args.max_documents);
-    // Text only for the chunks shown: at most max_documents × CHUNKS_PER_DOCUMENT.
-    const ids = picked.flatMap((d) => d.chunk_ids);
-    const texts = new Map<string, ChunkRow>();
-    if (ids.length) {
-      const rows = await db.$queryRawUnsafe<ChunkRow[]>(`SELECT id, ordinal, content FROM chunks WHERE id = ANY($1::text[])`, ids);
-      for (const r of rows) texts.set(r.id, r);
-      throwIfAborted(ctx.signal);
-    }
+    const truncated = rows.length > GREP_MAX_CHUNKS;
     const lowered = keywords.map((k) => k.toLowerCase());
-    const documents = picked.map((d) => {
-      const order = keywords.map((_, i) => i).filter((i) => d.counts[i]! > 0);
-      order.sort((a, b) => d.firsts[a]! - d.firsts[b]! || a - b);
-      const chunks: z.infer<typeof chunkMatch>[] = [];
-      for (const id of d.chunk_ids) {
-        const r = texts.get(id);
-        if (!r) continue; // deleted between the two statements
-        const hay = r.content.toLowerCase();
-        const snippets: string[] = [];
-        keywords.forEach((k, i) => {
-          for (const p of positions(hay, lowered[i]!)) {
-            if (snippets.length >= SNIPPETS_PER_CHUNK) break;
-            const from = Math.max(0, p - SNIPPET_RADIUS);
-            const to = Math.min(r.content.length, p + k.length + SNIPPET_RADIUS);
-            snippets.push(`${from > 0 ? "…" : ""}${r.content.slice(from, to)}${to < r.content.length ? "…" : ""}`);
-          }
-        });
-        // SQL's lower() and JS's toLowerCase() can disagree on rare characters; keep what JS can show.
-        if (snippets.length) chunks.push({ chunk_id: r.id, chunk_index: Number(r.ordinal), snippets });
+    const docs = new Map<string, z.infer<typeof documentMatch>>();
+    for (const r of rows.slice(0, GREP_MAX_CHUNKS)) {
+      const hay = r.content.toLowerCase();
+      let doc = docs.get(r.file_id);
+      if (!doc) {
+        doc = { file_id: r.file_id, file_name: r.file_name, knowledge_base_id: r.knowledge_id, keyword_counts: {}, distinct_keywords: 0, total_matches: 0, chunks: [] };
+        docs.set(r.file_id, doc);
       }
-      const doc: z.infer<typeof documentMatch> = {
-        file_id: d.file_id,
-        file_name: d.file_name,
-        knowledge_base_id: d.knowledge_id,
-        keyword_counts: Object.fromEntries(order.map((i) => [keywords[i]!, d.counts[i]!])),
-        distinct_keywords: d.distinct_keywords,
-        total_matches: d.total,
-        chunks,
-      };
-      return doc;
-    });
+      const snippets: string[] = [];
+      keywords.forEach((k, i) => {
+        const at = positions(hay, lowered[i]!);
+        if (at.length === 0) return;
+        doc.keyword_counts[k] = (doc.keyword_counts[k] ?? 0) + at.length;
+        doc.total_matches += at.length;
+        for (const p of at) {
+          if (snippets.length >= SNIPPETS_PER_CHUNK) break;
+          const from = Math.max(0, p - SNIPPET_RADIUS);
+          const to = Math.min(r.content.length, p + k.length + SNIPPET_RADIUS);
+          snippets.push(`${from > 0 ? "…" : ""}${r.content.slice(from, to)}${to < r.content.length ? "…" : ""}`);
+        }
+      });
+      // ILIKE and lower-casing can disagree on rare characters; keep only what JS can show.
+      if (snippets.length && doc.chunks.length < CHUNKS_PER_DOCUMENT) doc.chunks.push({ chunk_id: r.id, chunk_index: Number(r.ordinal), snippets });
+    }
+    const documents = [...docs.values()]
+      .map((d) => ({ ...d, distinct_keywords: Object.keys(d.keyword_counts).length }))
+      .filter((d) => d.total_matches > 0)
+      .sort((a, b) => b.distinct_keywords - a.distinct_keywords || b.total_matches - a.total_matches || a.file_name.localeCompare(b.file_name))
+      .slice(0, args.max_documents);
     return { documents, truncated, reason: documents.length ? null : `No document contains ${quoteList(keywords, 3)}.` };
   },
   summarize(out) {
