@@ -168,15 +168,11 @@ async function main() {
     }
   }
   const sample = keywordsOf(queries[0]!.text).find((k) => k.length >= 3) ?? "的";
-  // The plan (with actual times) of the same statement shape grep_chunks sends, for a
-  // ≥3-character keyword (trigram index) and a common two-character one (postings).
-  const plan = await db.$queryRawUnsafe<Array<{ "QUERY PLAN": string }>>(
-    `EXPLAIN (ANALYZE, COSTS OFF) WITH m AS MATERIALIZED (SELECT c.id, c.file_id FROM chunks c WHERE c.id IN ((SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $2 LIMIT 2001) UNION (SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $3 LIMIT 2001)) LIMIT 4002)
-     SELECT m.id FROM m JOIN knowledge_files f ON f.id = m.file_id WHERE f.status = 'success' LIMIT 2001`,
-    [kb],
-    `%${sample}%`,
-    "合作",
-  );
+  // The plan (with actual times) of the statement grep_chunks sends, for a ≥3-character keyword
+  // (trigram index) and a common two-character one (postings).
+  const { grepStatement } = await import("@/lib/tools/grep-chunks");
+  const stmt = grepStatement([sample, "合作"], [kb], undefined);
+  const plan = await db.$queryRawUnsafe<Array<{ "QUERY PLAN": string }>>(`EXPLAIN (ANALYZE, COSTS OFF) ${stmt.sql}`, ...stmt.params);
   const kind = await getDbKind();
   const base = pct(lat["retrieve()"]!, 95);
   const rows = Object.entries(lat).map(([name, xs]) => `| ${name} | ${xs.length} | ${f1(pct(xs, 50))} ms | ${f1(pct(xs, 95))} ms | ${name === "retrieve()" ? "1.00" : (pct(xs, 95) / base).toFixed(2)} |`);

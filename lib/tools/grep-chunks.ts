@@ -69,6 +69,63 @@ interface Row {
   knowledge_id: string;
 }
 
+/**
+ * The one statement grep_chunks sends (exported so bench:tools can EXPLAIN exactly it): up to
+ * GREP_MAX_CHUNKS + 1 matching chunks of ready files with their text, in file and chunk order.
+ */
+export function grepStatement(keywords: readonly string[], kbIds: readonly string[], fileIds: readonly string[] | undefined): { sql: string; params: unknown[] } {
+  // One arm per keyword, each answered by an index: keywords of three characters or
+  // more by ILIKE over the trigram GIN index (chunks_content_trgm_idx); shorter ones (two-
+  // character Chinese words are common) have no trigram, so they are looked up in the word
+  // postings (chunk_terms) when they are one token, and only otherwise scanned with ILIKE.
+  // Each arm stops at the call's cap: a common keyword (a two-character word in most chunks)
+  // otherwise fed every posting of its term into the UNION's sort, which grew with the KB
+  // (bench:tools at 200k chunks: p95 342 ms). Past the cap the result is `truncated` anyway.
+  //
+  // file_ids narrows each arm, not only the arms' union: with the cap inside the arms, a filter
+  // applied after them saw at most 2,001 chunks of the whole KB, so a document's counts came
+  // out short (and not `truncated`) whenever the KB held more matches than the cap.
+  const params: unknown[] = [kbIds, GREP_MAX_CHUNKS + 1];
+  let fileFilter = (_alias: string) => "";
+  if (fileIds?.length) {
+    params.push(fileIds);
+    const p = `$${params.length}`;
+    fileFilter = (alias) => ` AND ${alias}.file_id = ANY(${p}::text[])`;
+  }
+  const arms = keywords.map((k) => {
+    const terms = [...k].length < MIN_TRIGRAM_CHARS ? tokenize(k) : [];
+    if (terms.length === 1) {
+      params.push(terms[0]);
+      return `(SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
+    }
+    params.push(likeLiteral(k));
+    return `(SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}${fileFilter("k")} LIMIT $2)`;
+  });
+  params.push(GREP_MAX_CHUNKS + 1);
+  // The arms are a UNION, not an OR: an OR mixing a postings subquery with ILIKE cannot be a
+  // bitmap OR and made the planner scan every chunk. Matching chunks come first, from the
+  // chunks table alone (a materialized CTE), so the planner cannot start from the files table
+  // and probe every file's chunks (bench:tools saw that plan with stale file statistics); the
+  // files' status and names are joined to the matches only.
+  //
+  // Counting stays in JS on purpose: counting the same chunks in SQL (lower(), replace(), per-
+  // document aggregates and rank(), text read only for the chunks returned) was tried and was
+  // slower on PGlite — p50 ~2x in an interleaved comparison in one process at 9.9k chunks —
+  // because lower() and replace() per chunk and keyword cost more inside the database than
+  // shipping the text and running indexOf (docs/bench-tools.md, eleventh session).
+  const sql = `WITH m AS MATERIALIZED (
+       SELECT c.id, c.ordinal, c.content, c.file_id, c.knowledge_id
+         FROM chunks c
+        WHERE c.id IN (${arms.join(" UNION ")})
+        LIMIT $${params.length} * 2)
+     SELECT m.id, m.ordinal, m.content, m.file_id, f.name AS file_name, m.knowledge_id
+       FROM m JOIN knowledge_files f ON f.id = m.file_id
+      WHERE f.status = 'success'
+      ORDER BY m.file_id, m.ordinal
+      LIMIT $${params.length}`;
+  return { sql, params };
+}
+
 export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> = {
   name: "grep_chunks",
   description:
@@ -86,47 +143,8 @@ export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> =
     const reason = emptyReason(kbIds, counts);
     if (reason) return { documents: [], truncated: false, reason };
     const keywords = [...new Set(args.keywords)];
-    // One arm per keyword, OR-ed, each answered by an index: keywords of three characters or
-    // more by ILIKE over the trigram GIN index (chunks_content_trgm_idx); shorter ones (two-
-    // character Chinese words are common) have no trigram, so they are looked up in the word
-    // postings (chunk_terms) when they are one token, and only otherwise scanned with ILIKE.
-    // Each arm stops at the call's cap: a common keyword (a two-character word in most chunks)
-    // otherwise fed every posting of its term into the UNION's sort, which grew with the KB
-    // (bench:tools at 200k chunks: p95 342 ms). Past the cap the result is `truncated` anyway.
-    const params: unknown[] = [kbIds, GREP_MAX_CHUNKS + 1];
-    const arms = keywords.map((k) => {
-      const terms = [...k].length < MIN_TRIGRAM_CHARS ? tokenize(k) : [];
-      if (terms.length === 1) {
-        params.push(terms[0]);
-        return `(SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length} LIMIT $2)`;
-      }
-      params.push(likeLiteral(k));
-      return `(SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length} LIMIT $2)`;
-    });
-    let fileFilter = "";
-    if (args.file_ids?.length) {
-      params.push(args.file_ids);
-      fileFilter = `AND c.file_id = ANY($${params.length}::text[])`;
-    }
-    params.push(GREP_MAX_CHUNKS + 1);
-    // The arms are a UNION, not an OR: an OR mixing a postings subquery with ILIKE cannot be a
-    // bitmap OR and made the planner scan every chunk. Matching chunks come first, from the
-    // chunks table alone (a materialized CTE), so the planner
-    // cannot start from the files table and probe every file's chunks (bench:tools saw that plan
-    // with stale file statistics); the files' status and names are joined to the matches only.
-    const rows = await db.$queryRawUnsafe<Row[]>(
-      `WITH m AS MATERIALIZED (
-         SELECT c.id, c.ordinal, c.content, c.file_id, c.knowledge_id
-           FROM chunks c
-          WHERE c.id IN (${arms.join(" UNION ")}) ${fileFilter}
-          LIMIT $${params.length} * 2)
-       SELECT m.id, m.ordinal, m.content, m.file_id, f.name AS file_name, m.knowledge_id
-         FROM m JOIN knowledge_files f ON f.id = m.file_id
-        WHERE f.status = 'success'
-        ORDER BY m.file_id, m.ordinal
-        LIMIT $${params.length}`,
-      ...params,
-    );
+    const { sql, params } = grepStatement(keywords, kbIds, args.file_ids);
+    const rows = await db.$queryRawUnsafe<Row[]>(sql, ...params);
     throwIfAborted(ctx.signal);
     const truncated = rows.length > GREP_MAX_CHUNKS;
     const lowered = keywords.map((k) => k.toLowerCase());
