@@ -41,9 +41,15 @@ test.describe("KB evaluation tab", () => {
     await expect(ev.parseErrors.first()).toContainText("第 4 行");
     await expect(ev.set("guide-questions")).toBeVisible();
 
-    // First run at the chat's min_score: progress, then the metrics.
+    // First run at the chat's min_score: progress pushed over the run's events stream (SSE, not
+    // polling), then the metrics.
+    const stream = page.waitForResponse((r) => /\/evaluation\/runs\/[^/]+\/events$/.test(new URL(r.url()).pathname));
     await ev.runSet("guide-questions");
     const first = ev.runs.first();
+    const streamed = await stream;
+    expect(streamed.status()).toBe(200);
+    expect(streamed.headers()["content-type"]).toMatch(/^text\/event-stream/);
+    expect(new URL(streamed.url()).pathname).toMatch(new RegExp(`/runs/${await first.getAttribute("data-run-id")}/events$`));
     await expect(first.getByTestId("eval-run-progress")).toHaveAttribute("data-total", "124");
     await expect(first).toHaveAttribute("data-status", "succeeded", { timeout: 90_000 });
     await expect(first.getByTestId("eval-run-progress")).toHaveAttribute("data-done", "124");
