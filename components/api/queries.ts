@@ -330,17 +330,28 @@ export function openExternalSource(provider: string, sourceId: string) {
   return api<{ url: string }>(`/v1/external-sources/${encodeURIComponent(provider)}/open?source_id=${encodeURIComponent(sourceId)}`);
 }
 
-// KB evaluation (issue 21): sets, runs (polled while one is queued or running), results.
-const evalKey = (kbId: string) => ["evaluation", kbId] as const;
-const isActive = (r: EvalRun) => r.status === "queued" || r.status === "running";
+// KB evaluation (issue 21): sets, runs, results. A run's progress is pushed over its events
+// stream (components/evaluation/use-run-events.ts writes it into this cache); the overview is
+// polled only while an active run has no working stream.
+export const evalKey = (kbId: string) => ["evaluation", kbId] as const;
+export const isActiveRun = (r: EvalRun) => r.status === "queued" || r.status === "running";
 
-export function useEvaluation(kbId: string) {
+export function useEvaluation(kbId: string, needsPolling: (runs: EvalRun[]) => boolean = (runs) => runs.some(isActiveRun)) {
   return useQuery({
     queryKey: evalKey(kbId),
     queryFn: ({ signal }) => api<EvalOverview>(kbPath(kbId, "/evaluation"), { signal }),
-    // Progress of a background run: re-read every second while one is active.
-    refetchInterval: (q) => (q.state.data?.runs.some(isActive) ? 1000 : false),
+    refetchInterval: (q) => (q.state.data && needsPolling(q.state.data.runs) ? 1000 : false),
   });
+}
+
+/** Writes a run's pushed state into the overview's cached run list. */
+export function patchEvalRun(qc: QueryClient, kbId: string, runId: string, patch: (r: EvalRun) => EvalRun): void {
+  qc.setQueryData<EvalOverview>(evalKey(kbId), (old) => (old ? { ...old, runs: old.runs.map((r) => (r.id === runId ? patch(r) : r)) } : old));
+}
+
+/** Refetches the overview and the runs' results (after a run ended). */
+export function invalidateEvaluation(qc: QueryClient, kbId: string): void {
+  void qc.invalidateQueries({ queryKey: evalKey(kbId) });
 }
 
 export function useEvaluationSet(kbId: string, setId: string | null) {
@@ -388,7 +399,11 @@ export function useEvaluationMutations(kbId: string) {
     }),
     run: useMutation({
       mutationFn: (input: { set_id: string; min_score: number }) => api<EvalRun>(`${base}/runs`, { method: "POST", body: input }),
-      onSuccess: refresh,
+      onSuccess: (run) => {
+        // Listed at once, so its progress stream opens before the overview is read again.
+        qc.setQueryData<EvalOverview>(evalKey(kbId), (old) => (old && !old.runs.some((r) => r.id === run.id) ? { ...old, runs: [run, ...old.runs] } : old));
+        refresh();
+      },
     }),
     cancel: useMutation({
       mutationFn: (id: string) => api<EvalRun>(`${base}/runs/${encodeURIComponent(id)}/cancel`, { method: "POST" }),

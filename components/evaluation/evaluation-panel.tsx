@@ -1,8 +1,9 @@
 "use client";
 // The "评测 / Evaluation" tab (issue 21, owners and editors): question sets (uploaded as CSV or
 // JSONL, built or edited in the page, or drafted from the KB by the chat model), runs as
-// background jobs with progress and cancel, a run's metrics, charts and per-question table,
-// two runs side by side, and a run's CSV export.
+// background jobs with progress (pushed over each run's events stream, use-run-events.ts) and
+// cancel, a run's metrics, charts and per-question table, two runs side by side, and a run's
+// CSV export.
 import { useRef, useState, type ChangeEvent } from "react";
 import { isApiError } from "@/components/api/http-client";
 import { useEvaluation, useEvaluationMutations, useEvaluationResults, useEvaluationSet } from "@/components/api/queries";
@@ -13,6 +14,7 @@ import { cx } from "@/components/ui/cx";
 import { Spinner } from "@/components/ui/spinner";
 import { MetricCards, ResultsTable, RunCharts, RunCompare, RunProgress, RunSettingsLine, RunStatusBadge, f3 } from "./run-views";
 import { SetEditor } from "./set-editor";
+import { needsEvaluationPolling, useRunEvents } from "./use-run-events";
 
 type Editing = { mode: "new"; questions: EvalQuestion[]; name: string } | { mode: "edit"; id: string } | null;
 const errText = (e: unknown) => (isApiError(e) ? `${e.code}: ${e.message}` : e ? String(e) : null);
@@ -20,7 +22,8 @@ const active = (r: EvalRun) => r.status === "queued" || r.status === "running";
 
 export function EvaluationPanel({ kbId }: { kbId: string }) {
   const t = useT();
-  const overview = useEvaluation(kbId);
+  const overview = useEvaluation(kbId, needsEvaluationPolling);
+  useRunEvents(kbId, overview.data?.runs);
   const m = useEvaluationMutations(kbId);
   const fileRef = useRef<HTMLInputElement>(null);
   const [uploaded, setUploaded] = useState<EvalSetDetail | null>(null);

@@ -41,13 +41,28 @@ test.describe("KB evaluation tab", () => {
     await expect(ev.parseErrors.first()).toContainText("第 4 行");
     await expect(ev.set("guide-questions")).toBeVisible();
 
-    // First run at the chat's min_score: progress, then the metrics.
+    // First run at the chat's min_score: progress pushed over the run's events stream (SSE, not
+    // polling), then the metrics.
+    const stream = page.waitForResponse((r) => /\/evaluation\/runs\/[^/]+\/events$/.test(new URL(r.url()).pathname));
+    // Reads of the overview from here to the end: the one after queuing and the one after the
+    // terminal event (polling, the fallback, reads it every second).
+    let overviewReads = 0;
+    const countReads = (r: import("@playwright/test").Request) => {
+      if (r.method() === "GET" && /\/evaluation$/.test(new URL(r.url()).pathname)) overviewReads++;
+    };
+    page.on("request", countReads);
     await ev.runSet("guide-questions");
     const first = ev.runs.first();
+    const streamed = await stream;
+    expect(streamed.status()).toBe(200);
+    expect(streamed.headers()["content-type"]).toMatch(/^text\/event-stream/);
+    expect(new URL(streamed.url()).pathname).toMatch(new RegExp(`/runs/${await first.getAttribute("data-run-id")}/events$`));
     await expect(first.getByTestId("eval-run-progress")).toHaveAttribute("data-total", "124");
     await expect(first).toHaveAttribute("data-status", "succeeded", { timeout: 90_000 });
     await expect(first.getByTestId("eval-run-progress")).toHaveAttribute("data-done", "124");
     await expect(first.getByTestId("eval-run-progress")).toContainText("124 / 124");
+    page.off("request", countReads);
+    expect(overviewReads).toBeLessThanOrEqual(3);
     await expect(ev.detail).toHaveAttribute("data-run-id", (await first.getAttribute("data-run-id"))!);
     await expect(ev.metric("recall_at_5")).toHaveText(/^\d+\.\d%$/);
     await expect(ev.metric("ndcg_at_10")).toHaveText(/^[01]\.\d{3}$/);

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { subscribeLiveEvents, type LiveEvent } from "@/lib/db/live-events";
 import { InstanceRelay, livenessName } from "@/lib/ingestion/instance-relay";
 import { subscribeJobProgress, type JobEvent } from "@/lib/ingestion/progress";
 import { freshDatabase } from "../../support/test-env";
@@ -48,6 +49,31 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("instance relay over LISTEN/NOTI
       for (let i = 0; i <= 20; i++) b.progress("file-2", { type: "progress", stage: "parsing", percent: 2 + i, message: `Parsing: ${i * 5}%` });
       await expect.poll(() => got.at(-1)?.type === "progress" && (got.at(-1) as { message: string }).message, { timeout: 10_000 }).toBe("Parsing: 100%");
       expect(got.length).toBeLessThan(21);
+    } finally {
+      off();
+    }
+  });
+
+  it("carries other rows' live events (an evaluation run's progress) to the other instance", async () => {
+    const got: LiveEvent[] = [];
+    const off = subscribeLiveEvents("evaluation-run", "run-1", (e) => got.push(e));
+    try {
+      a.publish("evaluation-run", "run-1", { type: "progress", run_id: "run-1", status: "running", done: 0, total: 60 });
+      // Within one coalescing window: only the latest progress goes out, then the end at once.
+      for (const done of [20, 40, 60]) a.publish("evaluation-run", "run-1", { type: "progress", run_id: "run-1", status: "running", done, total: 60 });
+      a.publish("evaluation-run", "run-1", { type: "succeeded", run_id: "run-1", status: "succeeded", done: 60, total: 60, metrics: { recall_by_rank: Array(20).fill(0.5) } });
+      await expect.poll(() => got.at(-1)?.type, { timeout: 10_000 }).toBe("succeeded");
+      const done = got.filter((e) => e.type === "progress").map((e) => e.done as number);
+      expect(done[0]).toBe(0);
+      expect([...done].sort((x, y) => x - y)).toEqual(done);
+      expect((got.at(-1)!.metrics as { recall_by_rank: number[] }).recall_by_rank).toHaveLength(20);
+      // Another row's topic or key reaches only its own listeners.
+      const other: LiveEvent[] = [];
+      const off2 = subscribeLiveEvents("evaluation-run", "run-2", (e) => other.push(e));
+      b.publish("evaluation-run", "run-2", { type: "cancelled", run_id: "run-2" });
+      await expect.poll(() => other.length, { timeout: 10_000 }).toBe(1);
+      off2();
+      expect(got.filter((e) => e.run_id === "run-2")).toHaveLength(0);
     } finally {
       off();
     }

@@ -19,10 +19,12 @@ function failureText(e: unknown): string {
 }
 import { groundedVerdict } from "../retrieval-test";
 import { failInterruptedRuns } from "./recovery";
+import { endEvent, progressEvent, publishRunEvent } from "./run-events";
 import { getRetrievalRuntime } from "../runtime";
 import { EVAL_TOP_K, hitMatches, MetricsAccumulator, type QuestionOutcome } from "./metrics";
 import type { EvalQuestion } from "./question-set";
 import type { RunSettings, TopHit } from "./store";
+import type { RunEndStatus, RunMetrics } from "./wire-types";
 
 /** Results written and progress reported every this many questions. */
 const BATCH = 20;
@@ -115,16 +117,19 @@ interface Claimed {
   set_id: string | null;
   settings: RunSettings;
   created_by: string;
+  total: number;
 }
 
 async function claim(raw: RawDb, workerId: string): Promise<Claimed | null> {
   const rows = await raw.$queryRawUnsafe<Claimed[]>(
     `UPDATE evaluation_runs SET status = 'running', locked_by = $1, locked_at = now(), started_at = now()
      WHERE id = (SELECT id FROM evaluation_runs WHERE status = 'queued' AND NOT cancel_requested ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-     RETURNING id, knowledge_id, set_id, settings, created_by`,
+     RETURNING id, knowledge_id, set_id, settings, created_by, total`,
     workerId,
   );
-  return rows[0] ?? null;
+  const run = rows[0] ?? null;
+  if (run) publishRunEvent(run.id, progressEvent(run.id, "running", 0, run.total));
+  return run;
 }
 
 async function drain(s: RunnerState): Promise<void> {
@@ -137,15 +142,20 @@ async function drain(s: RunnerState): Promise<void> {
   }
 }
 
-async function finish(raw: RawDb, runId: string, status: "succeeded" | "failed" | "cancelled", metrics: unknown, error: string | null, done: number) {
-  await raw.$executeRawUnsafe(
-    `UPDATE evaluation_runs SET status = $2, metrics = $3::jsonb, error_message = $4, done = $5, finished_at = now(), locked_by = NULL WHERE id = $1`,
+/** Stores the end of a run and tells its streams (here and, through the relay, elsewhere). */
+async function finish(raw: RawDb, runId: string, status: RunEndStatus, metrics: RunMetrics | null, error: string | null, done: number) {
+  // finished_at as ISO text in SQL: drivers differ in how they return timestamps.
+  const rows = await raw.$queryRawUnsafe<{ total: number; finished_at: string }[]>(
+    `UPDATE evaluation_runs SET status = $2, metrics = $3::jsonb, error_message = $4, done = $5, finished_at = now(), locked_by = NULL WHERE id = $1
+     RETURNING total, to_char(finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS finished_at`,
     runId,
     status,
     JSON.stringify(metrics),
     error,
     done,
   );
+  const r = rows[0];
+  if (r) publishRunEvent(runId, endEvent(runId, status, { done, total: r.total, metrics, error_message: error, finished_at: r.finished_at }));
 }
 
 async function runOne(raw: RawDb, s: RunnerState, run: Claimed): Promise<void> {
@@ -172,6 +182,7 @@ async function runOne(raw: RawDb, s: RunnerState, run: Claimed): Promise<void> {
         const state = await flush(raw, run.id, batch, (done += batch.length));
         batch = [];
         if (state === "gone") return;
+        publishRunEvent(run.id, progressEvent(run.id, "running", done, run.total));
         if (state === "cancel") abort.abort();
       }
     }

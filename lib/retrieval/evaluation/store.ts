@@ -5,6 +5,8 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { stringify } from "csv-stringify/sync";
 import { getDb } from "@/lib/db/client";
+import { liveForwarderConnected } from "@/lib/db/live-events";
+import { liveStateStream } from "@/lib/db/live-stream";
 import { getEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
@@ -12,7 +14,8 @@ import { getModelConfig } from "@/lib/models/config";
 import { EVAL_TOP_K } from "./metrics";
 import { MAX_SET_QUESTIONS, type ParsedSet } from "./question-set";
 import { abortLocalRun, kickEvaluationRunner } from "./runner";
-import type { EvalQuestion, EvaluationOverview, ResultRow, RowError, RunMetrics, RunSettings, RunStatus, RunSummary, SetDetail, SetSummary, TopHit } from "./wire-types";
+import { goneEvent, isTerminalRunEvent, publishRunEvent, runEventRank, runStateEvent, subscribeRunEvents } from "./run-events";
+import type { EvalQuestion, EvaluationOverview, ResultRow, RowError, RunEvent, RunMetrics, RunSettings, RunStatus, RunSummary, SetDetail, SetSummary, TopHit } from "./wire-types";
 
 export type { ResultRow, RunSettings, RunStatus, RunSummary, SetDetail, SetSummary, TopHit } from "./wire-types";
 
@@ -149,10 +152,13 @@ export async function cancelRun(knowledgeId: string, runId: string): Promise<Run
   const db = await getDb();
   const r = await db.evaluationRun.findFirst({ where: { id: runId, knowledgeId }, select: { id: true } });
   if (!r) throw new AppError("EVALUATION_RUN_NOT_FOUND");
-  await db.evaluationRun.updateMany({ where: { id: runId, status: "queued" }, data: { status: "cancelled", cancelRequested: true, finishedAt: new Date() } });
+  const queued = await db.evaluationRun.updateMany({ where: { id: runId, status: "queued" }, data: { status: "cancelled", cancelRequested: true, finishedAt: new Date() } });
   await db.evaluationRun.updateMany({ where: { id: runId, status: "running" }, data: { cancelRequested: true } });
   abortLocalRun(runId);
-  return getRun(knowledgeId, runId);
+  const after = await getRun(knowledgeId, runId);
+  // A running run's end is published by its runner (here or on another instance).
+  if (queued.count > 0) publishRunEvent(runId, runStateEvent(after));
+  return after;
 }
 
 export async function deleteRun(knowledgeId: string, runId: string): Promise<void> {
@@ -161,6 +167,37 @@ export async function deleteRun(knowledgeId: string, runId: string): Promise<voi
   if (!r) throw new AppError("EVALUATION_RUN_NOT_FOUND");
   // A running run is cancelled first; its runner notices the missing row and stops.
   await db.evaluationRun.deleteMany({ where: { id: runId, knowledgeId } });
+  publishRunEvent(runId, goneEvent());
+}
+
+export interface RunStreamOptions {
+  signal?: AbortSignal;
+  heartbeatMs?: number;
+  pollMs?: number;
+}
+
+/**
+ * SSE of GET …/runs/{run_id}/events (wire-types.ts RunEvent): the run's state first, then its
+ * live events until the terminal one. The mechanism is the parse jobs' (lib/db/live-stream.ts):
+ * the bus, relayed between instances on a PostgreSQL server, with the row read again while the
+ * stream is quiet — every 2 s without the relay, every 15 s with it. The route has checked access
+ * and that the run is in this KB.
+ */
+export function runEventStream(knowledgeId: string, runId: string, opts: RunStreamOptions = {}): ReadableStream<Uint8Array> {
+  return liveStateStream<RunEvent>({
+    subscribe: (listener) => subscribeRunEvents(runId, listener),
+    snapshot: async () => {
+      const db = await getDb();
+      const r = await db.evaluationRun.findFirst({ where: { id: runId, knowledgeId } });
+      return r ? runStateEvent(toRunSummary(r)) : goneEvent();
+    },
+    isTerminal: isTerminalRunEvent,
+    rank: runEventRank,
+    readError: { type: "error", code: "INTERNAL_ERROR", message: "Could not read the run's progress." },
+    signal: opts.signal,
+    heartbeatMs: opts.heartbeatMs,
+    pollMs: opts.pollMs ?? (liveForwarderConnected() ? 15_000 : 2_000),
+  });
 }
 
 export type ResultFilter = "all" | "missed" | "refused" | "unanswerable";

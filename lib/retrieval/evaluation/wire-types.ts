@@ -119,10 +119,12 @@ export interface EvaluationOverview {
 }
 
 /**
- * Events of GET …/evaluation/runs/{run_id}/events (docs/evaluation.md): `progress` while the
- * run is queued or running (done = questions whose results are stored), then exactly one
- * terminal event — `finished`, `failed` or `cancelled` carrying the final counts and metrics —
- * or `error` {code, message} when the run is gone (deleted) or its state cannot be read.
+ * Events of GET …/evaluation/runs/{run_id}/events (docs/evaluation.md): the run's current state
+ * first, `progress` while it is queued or running (done = questions whose results are stored,
+ * never decreasing), then exactly one terminal event named after the final status —
+ * `succeeded`, `failed` or `cancelled`, with the final counts and the metrics summary — or
+ * `error` {code, message} when the run is gone (deleted) or its state cannot be read. The stream
+ * ends after the terminal event.
  */
 export interface RunProgressData {
   run_id: string;
@@ -138,9 +140,10 @@ export interface RunEndData {
   error_message: string | null;
   finished_at: string | null;
 }
+export type RunEndStatus = "succeeded" | "failed" | "cancelled";
 export type RunEvent =
   | ({ type: "progress" } & RunProgressData)
-  | ({ type: "finished"; status: "succeeded" } & RunEndData)
+  | ({ type: "succeeded"; status: "succeeded" } & RunEndData)
   | ({ type: "failed"; status: "failed" } & RunEndData)
   | ({ type: "cancelled"; status: "cancelled" } & RunEndData)
   | { type: "error"; code: string; message: string };

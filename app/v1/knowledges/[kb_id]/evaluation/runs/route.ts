@@ -17,7 +17,7 @@ export const GET = apiRoute<{ kb_id: string }>(async (request, ctx) => {
   return ok(await listRuns(kb_id));
 });
 
-// Queues a background run; progress is read from GET …/runs/{run_id} (done / total).
+// Queues a background run; its progress is pushed by GET …/runs/{run_id}/events (SSE) and read by GET …/runs/{run_id}.
 export const POST = apiRoute<{ kb_id: string }>(async (request, ctx) => {
   const { kb_id, userId } = await evaluationScope(request, await ctx.params, kbParams);
   const input = await parseJsonBody(request, body);
