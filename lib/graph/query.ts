@@ -41,7 +41,11 @@ function parsePgArray(s: string): string[] {
   return inner ? inner.split(",").map((x) => x.replace(/^"|"$/g, "")) : [];
 }
 
-const ENTITY_COLS = `e.id, e.knowledge_id, e.name, e.type, e.aliases, e.description, e.mention_count`;
+// Ids are BIGSERIAL in the database (migration 20261205093000) and strings on the wire: read as
+// text, bound as bigint. A path id that is no decimal number names nothing (not a 500 from a cast).
+const RAW_COLS = `e.id, e.knowledge_id, e.name, e.type, e.aliases, e.description, e.mention_count`;
+const ENTITY_COLS = `e.id::text AS id, e.knowledge_id, e.name, e.type, e.aliases, e.description, e.mention_count`;
+const isGraphId = (id: string) => /^[1-9][0-9]{0,17}$/.test(id);
 
 /** Every substring of at least two characters (at most 64, an entity name's limit): the names a phrase may contain. */
 function innerNames(q: string): string[] {
@@ -66,11 +70,11 @@ const SEARCH_SQL = `SELECT ${ENTITY_COLS}, CASE
           WHEN strpos(e.norm_name, $2) > 0 THEN 0.6 + 0.3 * length($2)::float / length(e.norm_name)
           WHEN length(e.norm_name) >= 2 AND strpos($2, e.norm_name) > 0 THEN 0.5 + 0.3 * length(e.norm_name)::float / length($2)
           ELSE similarity(e.norm_name, $2) * 0.8 END AS score
-     FROM (SELECT ${ENTITY_COLS}, e.norm_name FROM graph_entities e WHERE e.knowledge_id = ANY($1::text[]) AND e.norm_name = ANY($5::text[])
+     FROM (SELECT ${RAW_COLS}, e.norm_name FROM graph_entities e WHERE e.knowledge_id = ANY($1::text[]) AND e.norm_name = ANY($5::text[])
            UNION
-           (SELECT ${ENTITY_COLS}, e.norm_name FROM graph_entities e WHERE e.norm_name % $2 OFFSET 0)
+           (SELECT ${RAW_COLS}, e.norm_name FROM graph_entities e WHERE e.norm_name % $2 OFFSET 0)
            UNION
-           (SELECT ${ENTITY_COLS}, e.norm_name FROM graph_entities e WHERE e.norm_name LIKE $4 OFFSET 0)) e
+           (SELECT ${RAW_COLS}, e.norm_name FROM graph_entities e WHERE e.norm_name LIKE $4 OFFSET 0)) e
     WHERE e.knowledge_id = ANY($1::text[])
     ORDER BY score DESC, e.mention_count DESC, e.id
     LIMIT $3`;
@@ -93,7 +97,8 @@ export async function searchEntities(db: Db, args: { knowledgeIds: readonly stri
 }
 
 export async function getEntity(db: Db, knowledgeIds: readonly string[], entityId: string): Promise<EntityView> {
-  const rows = await db.$queryRawUnsafe<EntityRow[]>(`SELECT ${ENTITY_COLS} FROM graph_entities e WHERE e.id = $1 AND e.knowledge_id = ANY($2::text[])`, entityId, [...knowledgeIds]);
+  if (!isGraphId(entityId)) throw new AppError("ENTITY_NOT_FOUND");
+  const rows = await db.$queryRawUnsafe<EntityRow[]>(`SELECT ${ENTITY_COLS} FROM graph_entities e WHERE e.id = $1::bigint AND e.knowledge_id = ANY($2::text[])`, entityId, [...knowledgeIds]);
   if (!rows[0]) throw new AppError("ENTITY_NOT_FOUND");
   return toEntity(rows[0]);
 }
@@ -121,9 +126,9 @@ const KB_SENTENCES = `n AS (SELECT knowledge_id, greatest(1, coalesce(sum(graph_
 // instead of an OR over the KB's relations, weighted and cut to $4 inside the group.
 const RELATIONS_OF = `
   WITH ${KB_SENTENCES},
-  g AS (SELECT grp, array_agg(eid) AS eids FROM unnest($2::text[], $3::text[]) AS u(grp, eid) GROUP BY grp)
+  g AS (SELECT grp, array_agg(eid) AS eids FROM unnest($2::text[], $3::bigint[]) AS u(grp, eid) GROUP BY grp)
   SELECT g.grp, r.* FROM g CROSS JOIN LATERAL (
-    SELECT r.id, r.source_id, r.target_id, r.relation, r.description, r.support_count, s.name AS source_name, t.name AS target_name, ${WEIGHT} AS weight
+    SELECT r.id::text AS id, r.source_id::text AS source_id, r.target_id::text AS target_id, r.relation, r.description, r.support_count, s.name AS source_name, t.name AS target_name, ${WEIGHT} AS weight
       FROM (SELECT * FROM graph_relations WHERE source_id = ANY(g.eids)
             UNION
             SELECT * FROM graph_relations WHERE target_id = ANY(g.eids)) r
@@ -177,7 +182,7 @@ export async function neighbourhood(db: Db, args: { knowledgeId: string; entityI
   const list = relations.get(center.id) ?? [];
   const ids = new Set<string>([center.id]);
   for (const r of list) ids.add(r.source_id).add(r.target_id);
-  const rows = await db.$queryRawUnsafe<EntityRow[]>(`SELECT ${ENTITY_COLS} FROM graph_entities e WHERE e.id = ANY($1::text[]) AND e.knowledge_id = $2`, [...ids], args.knowledgeId);
+  const rows = await db.$queryRawUnsafe<EntityRow[]>(`SELECT ${ENTITY_COLS} FROM graph_entities e WHERE e.id = ANY($1::bigint[]) AND e.knowledge_id = $2`, [...ids], args.knowledgeId);
   return { center, entities: rows.map(toEntity), relations: list.map(({ source_name: _s, target_name: _t, ...r }) => r) };
 }
 
@@ -239,10 +244,11 @@ function toPassage(r: PassageRow): PassageView {
 }
 
 export async function entityMentions(db: Db, args: { knowledgeId: string; entityId: string; limit: number }): Promise<PassageView[]> {
+  if (!isGraphId(args.entityId)) return [];
   const rows = await db.$queryRawUnsafe<PassageRow[]>(
     `SELECT m.chunk_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, m.start, m."end", m.count
        FROM graph_mentions m JOIN graph_entities e ON e.id = m.entity_id JOIN chunks c ON c.id = m.chunk_id JOIN knowledge_files f ON f.id = c.file_id
-      WHERE m.entity_id = $1 AND e.knowledge_id = $2
+      WHERE m.entity_id = $1::bigint AND e.knowledge_id = $2
       ORDER BY m.count DESC, f.name, c.ordinal LIMIT $3`,
     args.entityId,
     args.knowledgeId,
@@ -252,17 +258,18 @@ export async function entityMentions(db: Db, args: { knowledgeId: string; entity
 }
 
 export async function relationSupports(db: Db, args: { knowledgeId: string | readonly string[]; relationIds: readonly string[]; perRelation: number }): Promise<Map<string, PassageView[]>> {
-  if (args.relationIds.length === 0) return new Map();
+  const relationIds = args.relationIds.filter(isGraphId);
+  if (relationIds.length === 0) return new Map();
   const kbs = typeof args.knowledgeId === "string" ? [args.knowledgeId] : [...args.knowledgeId];
   const rows = await db.$queryRawUnsafe<(PassageRow & { relation_id: string })[]>(
-    `SELECT x.relation_id, x.chunk_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, x.start, x."end", x.count
+    `SELECT x.relation_id::text AS relation_id, x.chunk_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, x.start, x."end", x.count
        FROM (SELECT s.*, row_number() OVER (PARTITION BY s.relation_id ORDER BY s.count DESC, s.chunk_id) AS rn
                FROM graph_relation_supports s JOIN graph_relations r ON r.id = s.relation_id
-              WHERE s.relation_id = ANY($1::text[]) AND r.knowledge_id = ANY($2::text[])) x
+              WHERE s.relation_id = ANY($1::bigint[]) AND r.knowledge_id = ANY($2::text[])) x
        JOIN chunks c ON c.id = x.chunk_id JOIN knowledge_files f ON f.id = c.file_id
       WHERE x.rn <= $3
       ORDER BY x.relation_id, x.rn`,
-    [...args.relationIds],
+    relationIds,
     kbs,
     args.perRelation,
   );
@@ -276,11 +283,12 @@ export async function relationSupports(db: Db, args: { knowledgeId: string | rea
 }
 
 export async function relationDetail(db: Db, args: { knowledgeId: string; relationId: string; limit: number }): Promise<RelationDetail> {
+  if (!isGraphId(args.relationId)) throw new AppError("RELATION_NOT_FOUND");
   const rows = await db.$queryRawUnsafe<RelationRow[]>(
     `WITH n AS (SELECT greatest(1, coalesce(sum(graph_sentence_count), 0)) AS total FROM knowledge_files WHERE knowledge_id = $2)
-     SELECT r.id, r.source_id, r.target_id, r.relation, r.description, r.support_count, ${WEIGHT} AS weight
+     SELECT r.id::text AS id, r.source_id::text AS source_id, r.target_id::text AS target_id, r.relation, r.description, r.support_count, ${WEIGHT} AS weight
        FROM graph_relations r JOIN graph_entities s ON s.id = r.source_id JOIN graph_entities t ON t.id = r.target_id CROSS JOIN n
-      WHERE r.id = $1 AND r.knowledge_id = $2`,
+      WHERE r.id = $1::bigint AND r.knowledge_id = $2`,
     args.relationId,
     args.knowledgeId,
   );

@@ -3,7 +3,8 @@ import "server-only";
 // aliases united and their counts added; mentions and relation supports point at the file's
 // chunks, so the chunks' deletion (reparse, file or KB delete) removes them and the DELETE
 // triggers of migration 20261204060000 decrement the counts and remove what no chunk supports.
-import { randomUUID } from "node:crypto";
+// Entity and relation ids are BIGSERIAL (migration 20261205093000): handled here as their decimal
+// strings, the form the API sends.
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import type { BuiltGraph } from "./build";
 
@@ -46,17 +47,16 @@ export async function writeFileGraph(db: PrismaClient, args: { knowledgeId: stri
       const ids = new Map<string, string>();
       for (const part of batches(entities)) {
         const rows = await tx.$queryRawUnsafe<{ id: string; norm_name: string }[]>(
-          `INSERT INTO graph_entities (id, knowledge_id, name, norm_name, type, aliases, description, mention_count)
-           SELECT u.id, $1, u.name, u.norm, u.type, ARRAY(SELECT jsonb_array_elements_text(u.aliases::jsonb)), u.description, u.n
-             FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[]) AS u(id, name, norm, type, aliases, description, n)
+          `INSERT INTO graph_entities (knowledge_id, name, norm_name, type, aliases, description, mention_count)
+           SELECT $1, u.name, u.norm, u.type, ARRAY(SELECT jsonb_array_elements_text(u.aliases::jsonb)), u.description, u.n
+             FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[]) AS u(name, norm, type, aliases, description, n)
            ON CONFLICT (knowledge_id, norm_name) DO UPDATE
               SET aliases = ARRAY(SELECT DISTINCT a FROM unnest(graph_entities.aliases || EXCLUDED.aliases || ARRAY[EXCLUDED.name]) AS a
                                    WHERE a <> graph_entities.name ORDER BY a LIMIT 20),
                   description = CASE WHEN graph_entities.description = '' THEN EXCLUDED.description ELSE graph_entities.description END,
                   mention_count = graph_entities.mention_count + EXCLUDED.mention_count
-           RETURNING id, norm_name`,
+           RETURNING id::text AS id, norm_name`,
           knowledgeId,
-          part.map(() => randomUUID()),
           part.map((e) => e.name),
           part.map((e) => e.norm),
           part.map((e) => e.type),
@@ -69,7 +69,7 @@ export async function writeFileGraph(db: PrismaClient, args: { knowledgeId: stri
       for (const part of batches(mentions.filter((m) => ids.has(m.norm)))) {
         await tx.$executeRawUnsafe(
           `INSERT INTO graph_mentions (entity_id, chunk_id, start, "end", count)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[])`,
+           SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[], $5::int[])`,
           part.map((m) => ids.get(m.norm)!),
           part.map((m) => m.chunkId),
           part.map((m) => m.start),
@@ -90,12 +90,11 @@ export async function writeFileGraph(db: PrismaClient, args: { knowledgeId: stri
       const relIds = new Map<string, string>();
       for (const part of batches(rels)) {
         const rows = await tx.$queryRawUnsafe<{ id: string; source_id: string; target_id: string; relation: string }[]>(
-          `INSERT INTO graph_relations (id, knowledge_id, source_id, target_id, relation, description, support_count)
-           SELECT u.id, $1, u.s, u.t, u.rel, u.d, u.n FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[]) AS u(id, s, t, rel, d, n)
+          `INSERT INTO graph_relations (knowledge_id, source_id, target_id, relation, description, support_count)
+           SELECT $1, u.s, u.t, u.rel, u.d, u.n FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::int[]) AS u(s, t, rel, d, n)
            ON CONFLICT (source_id, target_id, relation) DO UPDATE SET support_count = graph_relations.support_count + EXCLUDED.support_count
-           RETURNING id, source_id, target_id, relation`,
+           RETURNING id::text AS id, source_id::text AS source_id, target_id::text AS target_id, relation`,
           knowledgeId,
-          part.map(() => randomUUID()),
           part.map((r) => r.s),
           part.map((r) => r.t),
           part.map((r) => r.relation),
@@ -108,7 +107,7 @@ export async function writeFileGraph(db: PrismaClient, args: { knowledgeId: stri
       for (const part of batches(supports)) {
         await tx.$executeRawUnsafe(
           `INSERT INTO graph_relation_supports (relation_id, chunk_id, start, "end", count)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[])`,
+           SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[], $5::int[])`,
           part.map((s) => s.id),
           part.map((s) => s.chunkId),
           part.map((s) => s.start),

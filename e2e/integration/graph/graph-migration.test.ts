@@ -1,0 +1,125 @@
+import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { vector } from "@electric-sql/pglite-pgvector";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyMigrations, migrationsDir, type SqlRunner } from "@/lib/db/migrate";
+import { freshDatabase } from "../../support/test-env";
+
+// Migration 20261205093000 (integer graph ids) carries a graph written with the text ids before
+// it: on PGlite, or on the PostgreSQL server of TEST_DATABASE_URL.
+const INTEGER_IDS = "20261205093000_graph_integer_ids";
+
+async function openRunner(): Promise<{ db: SqlRunner; close: () => Promise<void> }> {
+  if (process.env.TEST_DATABASE_URL) {
+    const client = new pg.Client({ connectionString: await freshDatabase(process.env.TEST_DATABASE_URL) });
+    await client.connect();
+    return {
+      db: { exec: async (sql) => void (await client.query(sql)), query: async <T,>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as T[] },
+      close: () => client.end(),
+    };
+  }
+  const client = await PGlite.create("memory://", { extensions: { vector, pg_trgm } });
+  return {
+    db: { exec: async (sql) => void (await client.exec(sql)), query: async <T,>(sql: string, params?: unknown[]) => (await client.query<T>(sql, params)).rows },
+    close: () => client.close(),
+  };
+}
+
+describe("migration to integer graph ids", () => {
+  let db: SqlRunner;
+  let close: () => Promise<void>;
+  let before: string;
+
+  beforeAll(async () => {
+    ({ db, close } = await openRunner());
+    // The migrations before this one, as a database deployed before it has them.
+    before = mkdtempSync(path.join(tmpdir(), "ka-mig-"));
+    for (const m of readdirSync(migrationsDir()).filter((n) => /^\d/.test(n) && n < INTEGER_IDS)) cpSync(path.join(migrationsDir(), m), path.join(before, m), { recursive: true });
+    await applyMigrations(db, before);
+    await db.exec(`
+      INSERT INTO users (id, email, name) VALUES ('u1', 'u1@x.test', 'U');
+      INSERT INTO knowledges (id, owner_id, name) VALUES ('kb1', 'u1', 'KB');
+      INSERT INTO knowledge_files (id, knowledge_id, name, file_type, mime_type, size, sha256, storage_key, graph_sentence_count)
+        VALUES ('f1', 'kb1', 'a.txt', 'txt', 'text/plain', 10, 'x', 'k', 4);
+      INSERT INTO chunks (id, knowledge_id, file_id, ordinal, content) VALUES
+        ('c1', 'kb1', 'f1', 0, '云笺支持私有化部署。云笺在新加坡。'), ('c2', 'kb1', 'f1', 1, '新加坡节点。私有化部署。');
+      INSERT INTO graph_entities (id, knowledge_id, name, norm_name, type, aliases, mention_count) VALUES
+        ('0b7c6a9e-aaaa-4aaa-8aaa-000000000001', 'kb1', '云笺', '云笺', 'product', ARRAY['Yunjian'], 2),
+        ('0b7c6a9e-aaaa-4aaa-8aaa-000000000002', 'kb1', '私有化部署', '私有化部署', 'other', ARRAY[]::text[], 2),
+        ('0b7c6a9e-aaaa-4aaa-8aaa-000000000003', 'kb1', '新加坡', '新加坡', 'place', ARRAY[]::text[], 2);
+      INSERT INTO graph_mentions (entity_id, chunk_id, start, "end", count) VALUES
+        ('0b7c6a9e-aaaa-4aaa-8aaa-000000000001', 'c1', 0, 2, 2),
+        ('0b7c6a9e-aaaa-4aaa-8aaa-000000000002', 'c1', 4, 9, 1), ('0b7c6a9e-aaaa-4aaa-8aaa-000000000002', 'c2', 6, 11, 1),
+        ('0b7c6a9e-aaaa-4aaa-8aaa-000000000003', 'c1', 13, 16, 1), ('0b7c6a9e-aaaa-4aaa-8aaa-000000000003', 'c2', 0, 3, 1);
+      INSERT INTO graph_relations (id, knowledge_id, source_id, target_id, relation, support_count) VALUES
+        ('9f-r1', 'kb1', '0b7c6a9e-aaaa-4aaa-8aaa-000000000001', '0b7c6a9e-aaaa-4aaa-8aaa-000000000002', 'co_occurs', 1),
+        ('9f-r2', 'kb1', '0b7c6a9e-aaaa-4aaa-8aaa-000000000001', '0b7c6a9e-aaaa-4aaa-8aaa-000000000003', 'co_occurs', 1),
+        ('9f-r3', 'kb1', '0b7c6a9e-aaaa-4aaa-8aaa-000000000003', '0b7c6a9e-aaaa-4aaa-8aaa-000000000002', '位于', 1);
+      INSERT INTO graph_relation_supports (relation_id, chunk_id, start, "end", count) VALUES
+        ('9f-r1', 'c1', 0, 10, 1), ('9f-r2', 'c1', 10, 17, 1), ('9f-r3', 'c2', 0, 12, 1);
+    `);
+    expect(await applyMigrations(db)).toContain(INTEGER_IDS);
+  });
+  afterAll(async () => {
+    await close();
+    rmSync(before, { recursive: true, force: true });
+  });
+
+  it("keeps every entity, mention, relation and support, now under integer ids", async () => {
+    const types = await db.query<{ table_name: string; column_name: string; data_type: string }>(
+      `SELECT table_name, column_name, data_type FROM information_schema.columns
+        WHERE column_name IN ('id', 'entity_id', 'source_id', 'target_id', 'relation_id') AND table_name LIKE 'graph\\_%' ORDER BY 1, 2`,
+    );
+    expect(types.map((t) => `${t.table_name}.${t.column_name} ${t.data_type}`)).toEqual([
+      "graph_entities.id bigint",
+      "graph_mentions.entity_id bigint",
+      "graph_relation_supports.relation_id bigint",
+      "graph_relations.id bigint",
+      "graph_relations.source_id bigint",
+      "graph_relations.target_id bigint",
+    ]);
+    const entities = await db.query<{ name: string; aliases: string[]; mention_count: number }>(`SELECT name, aliases, mention_count FROM graph_entities ORDER BY name`);
+    expect(entities).toEqual([
+      { name: "云笺", aliases: ["Yunjian"], mention_count: 2 },
+      { name: "新加坡", aliases: [], mention_count: 2 },
+      { name: "私有化部署", aliases: [], mention_count: 2 },
+    ]);
+    const mentions = await db.query<{ m: string }>(`SELECT e.name || '@' || m.chunk_id || ':' || m.start || '-' || m."end" || 'x' || m.count AS m FROM graph_mentions m JOIN graph_entities e ON e.id = m.entity_id ORDER BY 1`);
+    expect(mentions.map((r) => r.m)).toEqual(["云笺@c1:0-2x2", "新加坡@c1:13-16x1", "新加坡@c2:0-3x1", "私有化部署@c1:4-9x1", "私有化部署@c2:6-11x1"]);
+    const relations = await db.query<{ r: string }>(
+      `SELECT s.name || ' ' || r.relation || ' ' || t.name || ' ' || r.support_count || ' @' || string_agg(x.chunk_id || ':' || x.start || '-' || x."end", ',') AS r
+         FROM graph_relations r JOIN graph_entities s ON s.id = r.source_id JOIN graph_entities t ON t.id = r.target_id JOIN graph_relation_supports x ON x.relation_id = r.id
+        GROUP BY r.id, s.name, t.name ORDER BY 1`,
+    );
+    expect(relations.map((r) => r.r)).toEqual(["云笺 co_occurs 新加坡 1 @c1:10-17", "云笺 co_occurs 私有化部署 1 @c1:0-10", "新加坡 位于 私有化部署 1 @c2:0-12"]);
+  });
+
+  it("numbers new rows after the carried ones, and chunk deletion still removes what nothing supports", async () => {
+    const [max] = await db.query<{ e: string; r: string }>(`SELECT max(id)::text AS e, (SELECT max(id)::text FROM graph_relations) AS r FROM graph_entities`);
+    const [added] = await db.query<{ id: string }>(`INSERT INTO graph_entities (knowledge_id, name, norm_name, type) VALUES ('kb1', '东南亚', '东南亚', 'place') RETURNING id::text AS id`);
+    expect(BigInt(added!.id)).toBe(BigInt(max!.e) + 1n);
+    const [rel] = await db.query<{ id: string }>(
+      `INSERT INTO graph_relations (knowledge_id, source_id, target_id, relation) SELECT 'kb1', min(id), max(id), 'co_occurs' FROM graph_entities RETURNING id::text AS id`,
+    );
+    expect(BigInt(rel!.id)).toBe(BigInt(max!.r) + 1n);
+    await db.query(`DELETE FROM graph_relations WHERE id = $1::bigint`, [rel!.id]);
+    await db.query(`DELETE FROM graph_entities WHERE id = $1::bigint`, [added!.id]);
+
+    // c2 goes (a reparse or file delete does this): its mentions and supports with it, and the
+    // DELETE triggers drop the relation only c2 supported and decrement the counts.
+    await db.query(`DELETE FROM chunks WHERE id = 'c2'`);
+    expect(await db.query(`SELECT name, mention_count FROM graph_entities ORDER BY name`)).toEqual([
+      { name: "云笺", mention_count: 2 },
+      { name: "新加坡", mention_count: 1 },
+      { name: "私有化部署", mention_count: 1 },
+    ]);
+    expect((await db.query<{ relation: string }>(`SELECT relation FROM graph_relations ORDER BY relation`)).map((r) => r.relation)).toEqual(["co_occurs", "co_occurs"]);
+    await db.query(`DELETE FROM chunks WHERE id = 'c1'`);
+    expect(await db.query(`SELECT count(*)::int AS n FROM graph_entities`)).toEqual([{ n: 0 }]);
+    expect(await db.query(`SELECT count(*)::int AS n FROM graph_relations`)).toEqual([{ n: 0 }]);
+  });
+});
