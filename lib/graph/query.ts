@@ -43,7 +43,6 @@ function parsePgArray(s: string): string[] {
 
 // Ids are BIGSERIAL in the database (migration 20261205093000) and strings on the wire: read as
 // text, bound as bigint. A path id that is no decimal number names nothing (not a 500 from a cast).
-const RAW_COLS = `e.id, e.knowledge_id, e.name, e.type, e.aliases, e.description, e.mention_count`;
 const ENTITY_COLS = `e.id::text AS id, e.knowledge_id, e.name, e.type, e.aliases, e.description, e.mention_count`;
 const isGraphId = (id: string) => /^[1-9][0-9]{0,17}$/.test(id);
 
@@ -57,27 +56,12 @@ function innerNames(q: string): string[] {
 
 const likeEscape = (q: string) => q.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-// Three arms, each one an index answers, as a UNION (EXPLAIN in docs/bench-graph.md): "named
-// inside the query" as equality lookups of the query's substrings in the (knowledge_id,
-// norm_name) key, trigram similarity and "contains the query" through the trigram GIN index.
-// As one OR (and before, with strpos() arms) the planner read all of the KB's entities and
-// compared each with every substring of the query: 34 ms for a question of 18 characters. The
-// trigram arms name no KB: with a KB condition the planner read the KB's entities by its key and
-// computed similarity() for each (89 ms); the KB filter applies to their few matches instead (OFFSET 0 keeps the planner from pushing it
-// back into the arms).
-const SEARCH_SQL = `SELECT ${ENTITY_COLS}, CASE
-          WHEN e.norm_name = $2 THEN 1.0
-          WHEN strpos(e.norm_name, $2) > 0 THEN 0.6 + 0.3 * length($2)::float / length(e.norm_name)
-          WHEN length(e.norm_name) >= 2 AND strpos($2, e.norm_name) > 0 THEN 0.5 + 0.3 * length(e.norm_name)::float / length($2)
-          ELSE similarity(e.norm_name, $2) * 0.8 END AS score
-     FROM (SELECT ${RAW_COLS}, e.norm_name FROM graph_entities e WHERE e.knowledge_id = ANY($1::text[]) AND e.norm_name = ANY($5::text[])
-           UNION
-           (SELECT ${RAW_COLS}, e.norm_name FROM graph_entities e WHERE e.norm_name % $2 OFFSET 0)
-           UNION
-           (SELECT ${RAW_COLS}, e.norm_name FROM graph_entities e WHERE e.norm_name LIKE $4 OFFSET 0)) e
-    WHERE e.knowledge_id = ANY($1::text[])
-    ORDER BY score DESC, e.mention_count DESC, e.id
-    LIMIT $3`;
+// The search is the SQL function graph_search_entities (migration 20261205094000, where its arms
+// and the reason it is a function are explained): three arms, each one an index answers, as a
+// UNION — the query's substrings against the (knowledge_id, norm_name) key, trigram similarity
+// and "contains the query" through the trigram GIN index — planned without sequential scans, since
+// the planner took a scan computing similarity() for every entity (33-150 ms) for the cheaper path.
+const SEARCH_SQL = `SELECT * FROM graph_search_entities($1::text[], $2::text, $3::int, $4::text, $5::text[])`;
 
 function searchParams(args: { knowledgeIds: readonly string[]; query: string; limit: number }): unknown[] | null {
   const q = normalizeName(args.query);
@@ -372,14 +356,24 @@ export async function queryKnowledgeGraph(
   };
 }
 
-/** EXPLAIN ANALYZE of the statements a depth-2 tool call runs (the benchmark prints them). */
-export async function explainGraphQuery(db: Db, args: { knowledgeIds: readonly string[]; query: string }): Promise<string[]> {
-  const plan = async (sql: string, params: unknown[]) =>
-    (await db.$queryRawUnsafe<Record<string, string>[]>(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, ...params)).map((r) => Object.values(r)[0]).join("\n");
+/**
+ * EXPLAIN ANALYZE of the statements a depth-2 tool call runs (the benchmark prints them): the
+ * search function's body as it runs inside the function (sequential scans off, SET LOCAL in a
+ * transaction), then the relations statement.
+ */
+export async function explainGraphQuery(db: PrismaClient, args: { knowledgeIds: readonly string[]; query: string }): Promise<string[]> {
+  const plan = async (tx: Db, sql: string, params: unknown[]) =>
+    (await tx.$queryRawUnsafe<Record<string, string>[]>(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, ...params)).map((r) => Object.values(r)[0]).join("\n");
   const params = searchParams({ ...args, limit: 3 });
   if (!params) return [];
-  const out = [await plan(SEARCH_SQL, params)];
+  const [fn] = await db.$queryRawUnsafe<{ body: string }[]>(`SELECT prosrc AS body FROM pg_proc WHERE proname = 'graph_search_entities'`);
+  const out = [
+    await db.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(`SET LOCAL enable_seqscan = off`);
+      return plan(tx, fn!.body.replace("ANY($1)", "ANY($1::text[])").replace("ANY($5)", "ANY($5::text[])"), params);
+    }),
+  ];
   const matched = await searchEntities(db, { ...args, limit: 3 });
-  if (matched.length > 0) out.push(await plan(RELATIONS_OF, [[...args.knowledgeIds], matched.map((e) => e.id), matched.map((e) => e.id), 8]));
+  if (matched.length > 0) out.push(await plan(db, RELATIONS_OF, [[...args.knowledgeIds], matched.map((e) => e.id), matched.map((e) => e.id), 8]));
   return out;
 }
