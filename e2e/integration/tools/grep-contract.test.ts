@@ -6,9 +6,10 @@ import type { ToolContext } from "@/lib/tools/types";
 import { seedIndexedFile } from "../../support/seed";
 import { Client, startIntegrationApp } from "../../support/test-env";
 
-// grep_chunks' output contract where the counting and ranking moved into SQL: literal counts of
-// the returned documents only from their text, ties at the max_documents cut broken by name,
-// keyword_counts' key order, at most 10 chunks per document, and what `truncated` covers.
+// grep_chunks' output contract, which any rewrite of its counting must keep (one that counted
+// in SQL was tried): literal counts from the documents' text only, ties at the max_documents
+// cut broken by name, keyword_counts' key order, at most 10 chunks per document, and what
+// `truncated` and file_ids cover when the KB holds more matches than the cap.
 // Real database (PGlite, or PostgreSQL with TEST_DATABASE_URL) through the tool registry.
 type App = Awaited<ReturnType<typeof startIntegrationApp>>;
 
