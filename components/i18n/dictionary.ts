@@ -140,10 +140,13 @@ export const zh = {
   "assistant.canDo2": "总结多份文件的要点，并标注出处",
   "assistant.canDo3": "点击引用编号，直接定位到原文页码",
   "assistant.examples": "试试这样问",
+  // Each example is answered on the sample KB without a model (one per sample file, plus the
+  // overview); e2e/integration/assistant/welcome-examples.test.ts asks them all. The earlier
+  // category questions (时间节点、数据指标、关键要求) shared no words with any passage.
   "assistant.example1": "这个知识库主要包含哪些内容？",
-  "assistant.example2": "总结一下文档中的关键要求",
-  "assistant.example3": "有哪些时间节点或截止日期？",
-  "assistant.example4": "文档中提到了哪些数据指标？",
+  "assistant.example2": "私有化部署的最低硬件配置是什么？",
+  "assistant.example3": "2025 年第二季度的收入是多少？",
+  "assistant.example4": "购买后多少天内可以申请全额退款？",
   "assistant.cautions": "回答仅基于当前知识库中的资料，请以原文为准；重要结论请核对引用来源。",
 
   "assistant.status.empty": "知识库中还没有文件",
@@ -739,9 +742,9 @@ export const en = {
   "assistant.canDo3": "Jump from a citation number straight to the source page",
   "assistant.examples": "Try asking",
   "assistant.example1": "What does this knowledge base mainly contain?",
-  "assistant.example2": "Summarise the key requirements in the documents",
-  "assistant.example3": "Which dates or deadlines are mentioned?",
-  "assistant.example4": "Which figures or metrics do the documents mention?",
+  "assistant.example2": "How long is an invitation link valid?",
+  "assistant.example3": "How long are daily backups kept?",
+  "assistant.example4": "Which single sign-on protocols are supported?",
   "assistant.cautions": "Answers rely only on this knowledge base. Check important conclusions against the cited sources.",
 
   "assistant.status.empty": "This knowledge base has no files",
