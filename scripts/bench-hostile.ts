@@ -1,7 +1,7 @@
 // `npm run bench:hostile`: other users' latency while the two hostile uploads of issue 16, item 2
 // are processed — a plain 45 MB Markdown file (random words, `## Section` every 20 lines) and an
 // 18 MB DOCX that passes every archive limit with 60 MB of XML inside (generators in
-// e2e/integration/ingestion/support/hostile-docx.ts, cached in the temp dir).
+// e2e/integration/ingestion/support/hostile-uploads.ts, cached in the temp dir).
 //
 // The app runs in its own process (e2e/support/serve-app.ts: route handlers + boot, password
 // auth, the ingestion runner as in production); this process is the clients. Idle phase: user B
@@ -25,7 +25,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { cachedHostileDocx, cachedHostileMarkdown } from "../e2e/integration/ingestion/support/hostile-docx";
+import { cachedHostileDocx, cachedHostileMarkdown } from "../e2e/integration/ingestion/support/hostile-uploads";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);

@@ -25,6 +25,7 @@ import {
   WidthType,
 } from "docx";
 import { PDFDocument, rgb, type PDFFont, type PDFPage } from "pdf-lib";
+import { buildZip, DOCX_CONTENT_TYPES, DOCX_RELS, zipDeflated } from "../e2e/support/docx-zip";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const FIXTURES = path.join(ROOT, "e2e", "fixtures");
@@ -447,68 +448,7 @@ export async function makeReportDocx(): Promise<Buffer> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Zip written by hand (for the DOCX bombs): stored sizes as given, deflate as given.
-
-interface ZipEntry {
-  name: string;
-  data: Buffer; // compressed (deflate-raw) bytes
-  crc: number;
-  uncompressedSize: number;
-  declaredUncompressedSize?: number;
-}
-
-function zipDeflated(name: string, content: Buffer): ZipEntry {
-  return { name, data: zlib.deflateRawSync(content, { level: 9 }), crc: crc32(content), uncompressedSize: content.length };
-}
-
-function buildZip(entries: ZipEntry[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name, "utf8");
-    const size = e.declaredUncompressedSize ?? e.uncompressedSize;
-    const lh = Buffer.alloc(30);
-    lh.writeUInt32LE(0x04034b50, 0);
-    lh.writeUInt16LE(20, 4);
-    lh.writeUInt16LE(0x0800, 6); // UTF-8 names
-    lh.writeUInt16LE(8, 8); // deflate
-    lh.writeUInt32LE(0, 10); // time/date
-    lh.writeUInt32LE(e.crc, 14);
-    lh.writeUInt32LE(e.data.length, 18);
-    lh.writeUInt32LE(size, 22);
-    lh.writeUInt16LE(name.length, 26);
-    lh.writeUInt16LE(0, 28);
-    locals.push(lh, name, e.data);
-    const ch = Buffer.alloc(46);
-    ch.writeUInt32LE(0x02014b50, 0);
-    ch.writeUInt16LE(20, 4);
-    ch.writeUInt16LE(20, 6);
-    ch.writeUInt16LE(0x0800, 8);
-    ch.writeUInt16LE(8, 10);
-    ch.writeUInt32LE(0, 12);
-    ch.writeUInt32LE(e.crc, 16);
-    ch.writeUInt32LE(e.data.length, 20);
-    ch.writeUInt32LE(size, 24);
-    ch.writeUInt16LE(name.length, 28);
-    ch.writeUInt32LE(offset, 42);
-    centrals.push(ch, name);
-    offset += 30 + name.length + e.data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(entries.length, 8);
-  eocd.writeUInt16LE(entries.length, 10);
-  eocd.writeUInt32LE(cd.length, 12);
-  eocd.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, eocd]);
-}
-
-const CONTENT_TYPES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`;
-const RELS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`;
+// DOCX bombs: a zip written by hand (e2e/support/docx-zip.ts), stored sizes as given.
 
 /** document.xml = a valid start, then `spaces` bytes of spaces, then a valid end (streamed). */
 async function bombDocumentXml(spaces: number): Promise<{ data: Buffer; crc: number; size: number }> {
@@ -537,8 +477,8 @@ async function bombDocumentXml(spaces: number): Promise<{ data: Buffer; crc: num
 async function makeDocxBomb(spaces: number, declaredSize?: number): Promise<Buffer> {
   const doc = await bombDocumentXml(spaces);
   return buildZip([
-    zipDeflated("[Content_Types].xml", Buffer.from(CONTENT_TYPES)),
-    zipDeflated("_rels/.rels", Buffer.from(RELS)),
+    zipDeflated("[Content_Types].xml", Buffer.from(DOCX_CONTENT_TYPES)),
+    zipDeflated("_rels/.rels", Buffer.from(DOCX_RELS)),
     { name: "word/document.xml", data: doc.data, crc: doc.crc, uncompressedSize: doc.size, declaredUncompressedSize: declaredSize },
   ]);
 }

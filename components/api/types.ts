@@ -152,51 +152,8 @@ export interface ListingPage {
   pagination_scope: "per_provider";
 }
 
-/** Every score that decided a hit's rank (lib/retrieval/kb-search.ts HitScores). */
-export interface RetrievalHitScores {
-  lexicalRaw: number;
-  lexicalRatio: number;
-  lexicalCalibrated: number | null;
-  lexical: number | null;
-  vectorCosine: number | null;
-  vector: number | null;
-  fused: number;
-  rerank: number | null;
-  relevance: number;
-  final: number;
-  relevanceRank: number;
-  mmrPosition: number;
-}
 
-export interface RetrievalTestHit {
-  rank: number;
-  chunk_id: string;
-  file_id: string | null;
-  file_name: string;
-  page_start: number | null;
-  page_end: number | null;
-  heading_path: string;
-  quote: string;
-  highlights: [number, number][];
-  score: number;
-  passes_min_score: boolean;
-  scores: RetrievalHitScores | null;
-}
 
-export interface RetrievalTestResult {
-  query: string;
-  top_k: number;
-  min_score: number;
-  candidate_pool: number;
-  models: { embedding: string | null; rerank: string | null };
-  signals: { lexical: string; vector: string; rerank: string };
-  terms: { term: string; df: number; weight: number }[];
-  answerability: { coverage: number; matchedShare: number; absentShare: number; probability: number; cap: number; ceiling: number; tau: number | null } | null;
-  grounded: { answer: boolean; reason: "ok" | "no_match" | "answerability" | "below_min_score"; cap?: number; best?: number };
-  translation: { question_language: string | null; document_languages: string[]; chat_would_translate: boolean };
-  hits: RetrievalTestHit[];
-  took_ms: number;
-}
 
 /** A question translated for retrieval into the documents' language (chat stream `retrieval` done). */
 export interface TranslatedQuery {
@@ -321,3 +278,6 @@ export type {
 } from "@/lib/retrieval/evaluation/wire-types";
 /** A question in the page's editor: generated drafts also carry the passage they were written from. */
 export type EvalQuestion = WireEvalQuestion & { passage?: string };
+
+// The retrieval test (issue 21): the server's wire shapes from a types-only module.
+export type { HitScores as RetrievalHitScores, RetrievalTestHit, RetrievalTestResult } from "@/lib/retrieval/wire-types";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import mammoth from "mammoth";
 import { describe, expect, it, vi } from "vitest";
-import { hostileDocx } from "../../e2e/integration/ingestion/support/hostile-docx";
+import { hostileDocx } from "../../e2e/integration/ingestion/support/hostile-uploads";
 import { inspectDocxArchive, parseDocx, DOCX_LIMITS, WordTextCounter } from "./parsers/docx";
 import { parseHtml } from "./parsers/html";
 import { parseMarkdown } from "./parsers/markdown";
@@ -172,7 +172,8 @@ describe("DOCX (yauzl checks + mammoth)", () => {
     } finally {
       convert.mockRestore();
     }
-  });
+    // mammoth parses 2 MB of XML in the second half: seconds on a busy 2-core machine.
+  }, 60_000);
 
   it("a damaged zip fails as damaged", async () => {
     const buf = fx("report.docx").subarray(0, 2000);

@@ -3,6 +3,7 @@ import "server-only";
 // function is injected) → calibrated fusion → dedupe → optional rerank → MMR → sorted hits. The
 // query-level answerability cap is applied last, to the reported scores only (see reportedScores).
 import { LRUCache } from "lru-cache";
+import type { AnswerabilityView, HitScores } from "./wire-types";
 import type { RawDb } from "@/lib/db/client";
 import {
   ANSWERABILITY,
@@ -62,48 +63,13 @@ export interface KbSearchDiagnostics {
   scores: Record<string, HitScores>;
 }
 
-export interface AnswerabilityDiagnostics extends AnswerabilityFeatures {
-  /** P(the KB answers the query). */
-  probability: number;
-  /** The cap every lexical score is held to in the reported score (0.5 exactly at P = tau). */
-  cap: number;
-  /** The highest score any hit may report: the best candidate's score with its lexical evidence
-   * held to `cap` (vector and rerank evidence are not capped). 1 when tau is null. */
-  ceiling: number;
-  tau: number | null;
-  /** Candidate features, reported for fitting (scripts/fit-answerability.ts), not used by the model:
-   * the second-best chunk's coverage, and the largest share of the query's weight in one term the
-   * best chunk contains. */
-  secondCoverage: number;
-  rarestMatchedShare: number;
-  /** Share of the query's weight in terms of the best chunk's heading path (its title). */
-  headingShare: number;
+export interface AnswerabilityDiagnostics extends AnswerabilityFeatures, AnswerabilityView {
   /** Query terms (after tokenizing) with their df in the searched KBs; df 0 = the KB lacks them. */
   terms: { term: string; df: number; weight: number }[];
 }
 
-export interface HitScores {
-  /** Raw BM25 + context + heading bonus. */
-  lexicalRaw: number;
-  /** Coverage ratio: lexicalRaw / the query's idf mass. */
-  lexicalRatio: number;
-  /** Calibrated lexical score before the answerability cap (null: vector-only candidate); what fusion used. */
-  lexicalCalibrated: number | null;
-  /** Held to the query's answerability cap (explains the reported score; ranking does not use it). */
-  lexical: number | null;
-  vectorCosine: number | null;
-  vector: number | null;
-  /** Fused (uncapped lexical + vector) before rerank. */
-  fused: number;
-  rerank: number | null;
-  /** Uncapped relevance after rerank: what the order and MMR used. */
-  relevance: number;
-  /** The reported score (min_score is compared with it): relevance held to the query's ceiling. */
-  final: number;
-  /** 1-based rank by relevance before MMR, and the position MMR picked it at. */
-  relevanceRank: number;
-  mmrPosition: number;
-}
+
+export type { AnswerabilityView, HitScores };
 
 interface Candidate {
   chunkId: string;

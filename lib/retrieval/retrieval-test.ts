@@ -9,10 +9,10 @@ import { getRawDb } from "@/lib/db/client";
 import { getEnv } from "@/lib/env";
 import { getModelConfig } from "@/lib/models/config";
 import type { AnswerabilityDiagnostics, HitScores } from "./kb-search";
+import type { AnswerabilityView, GroundedVerdict, RetrievalTestHit, RetrievalTestResult } from "./wire-types";
 import { documentLanguages, planTranslation } from "./query-translation";
 import { getRetrievalRuntime } from "./runtime";
 import { matchedRanges } from "./text/highlight";
-import type { TextLanguage } from "./text/language";
 import { tokenize } from "./text/tokenize";
 
 export interface RetrievalTestInput {
@@ -22,46 +22,10 @@ export interface RetrievalTestInput {
   min_score: number | null;
 }
 
-export type GroundedVerdict =
-  | { answer: true; reason: "ok" }
-  /** nothing in the KB shares a word with the question (and no vector match) */
-  | { answer: false; reason: "no_match" }
-  /** the question's evidence as a whole is too weak: its answerability cap is below min_score */
-  | { answer: false; reason: "answerability"; cap: number }
-  /** the best hit itself scores below min_score */
-  | { answer: false; reason: "below_min_score"; best: number };
 
-export interface RetrievalTestHit {
-  rank: number;
-  chunk_id: string;
-  file_id: string | null;
-  file_name: string;
-  page_start: number | null;
-  page_end: number | null;
-  heading_path: string;
-  quote: string;
-  /** Character ranges of `quote` holding query terms. */
-  highlights: [number, number][];
-  score: number;
-  passes_min_score: boolean;
-  scores: HitScores | null;
-}
 
-export interface RetrievalTestResult {
-  query: string;
-  top_k: number;
-  min_score: number;
-  candidate_pool: number;
-  models: { embedding: string | null; rerank: string | null };
-  signals: { lexical: "ok"; vector: "off" | "ok" | "error"; rerank: "off" | "ok" | "error" };
-  terms: { term: string; df: number; weight: number }[];
-  answerability: (Omit<AnswerabilityDiagnostics, "terms">) | null;
-  grounded: GroundedVerdict;
-  /** Whether the chat would also search a translation (it has a chat model; this page never calls it). */
-  translation: { question_language: TextLanguage | null; document_languages: TextLanguage[]; chat_would_translate: boolean };
-  hits: RetrievalTestHit[];
-  took_ms: number;
-}
+
+export type { GroundedVerdict, RetrievalTestHit, RetrievalTestResult };
 
 export const DEFAULT_TEST_TOP_K = 8;
 
@@ -133,7 +97,7 @@ export async function runRetrievalTest(
     models: { embedding: cfg.embedding?.model ?? null, rerank: cfg.rerank?.model ?? null },
     signals: { lexical: "ok", vector: b?.vector ?? "off", rerank: b?.rerank ?? "off" },
     terms,
-    answerability: a ? (answerability as Omit<AnswerabilityDiagnostics, "terms">) : null,
+    answerability: a ? (answerability as AnswerabilityView) : null,
     grounded,
     translation: { question_language: plan.from, document_languages: plan.documentLanguages, chat_would_translate: !!cfg.chat && plan.targets.length > 0 },
     hits,

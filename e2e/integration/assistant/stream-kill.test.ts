@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { request as httpRequest, type ClientRequest } from "node:http";
 import { tmpdir } from "node:os";
@@ -6,47 +6,15 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI } from "../../support/fake-openai-server";
 import { readSse } from "../../support/seed";
+import { killHard, startServeApp } from "../../support/serve-app-process";
 import { Client } from "../../support/test-env";
 
 // Issue 16, items 5 and 11: a real server process is killed with SIGKILL while it streams an
 // answer and while an upload is half received, then started again on the same data directory.
 // The partial answer must be there, marked interrupted; the conversation must take the next
 // question at once (not CONVERSATION_BUSY for minutes); the upload's temp file must be gone.
-function startServer(dataDir: string, modelUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "e2e/support/serve-app.ts", "--port", "0"], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      AUTH_MODE: "local",
-      SEED_SAMPLE: "false",
-      DATABASE_URL: "",
-      TEST_DATABASE_URL: "",
-      AI_CHAT_MODEL: "qwen-test",
-      AI_CHAT_BASE_URL: modelUrl,
-      AI_CHAT_API_KEY: "sk-kill-test",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 90_000);
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1]! });
-      }
-    });
-    child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-    child.on("exit", (code) => reject(new Error(`server exited early (${code}): ${out}`)));
-  });
-}
-
-const kill = async (child: ChildProcess) => {
-  child.kill("SIGKILL");
-  if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once("exit", r));
-};
+const startServer = (dataDir: string, modelUrl: string) =>
+  startServeApp({ DATA_DIR: dataDir, AUTH_MODE: "local", AI_CHAT_MODEL: "qwen-test", AI_CHAT_BASE_URL: modelUrl, AI_CHAT_API_KEY: "sk-kill-test" });
 
 /** Sends the head and the first bytes of a multipart upload, then holds the request open. */
 function halfUpload(baseUrl: string, kb: string): ClientRequest {
@@ -75,7 +43,7 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)("a server killed mid-answer and
   let model: FakeOpenAI;
   let child: ChildProcess | undefined;
   afterAll(async () => {
-    if (child) await kill(child);
+    if (child) await killHard(child);
     await model?.close();
   });
 
@@ -117,7 +85,7 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)("a server killed mid-answer and
     const upload = halfUpload(server.url, kb);
     await expect.poll(() => tempFiles(dataDir, kb).length, { timeout: 30_000, interval: 100 }).toBe(1);
 
-    await kill(server.child);
+    await killHard(server.child);
     controller.abort();
     upload.destroy();
     // The crash leaves the temp file and a conversation held by a dead process.

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSse, SAMPLE_CHUNKS, seedIndexedFile } from "../../support/seed";
 import { Client, startIntegrationApp } from "../../support/test-env";
-import { cachedHostileDocx, cachedHostileMarkdown } from "./support/hostile-docx";
+import { cachedHostileDocx, cachedHostileMarkdown } from "./support/hostile-uploads";
 
 type App = Awaited<ReturnType<typeof startIntegrationApp>>;
 

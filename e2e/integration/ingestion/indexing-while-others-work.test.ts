@@ -2,21 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BatchInfo } from "@/lib/retrieval/index-writer";
 import { readSse, SAMPLE_CHUNKS, seedIndexedFile } from "../../support/seed";
 import { Client, startIntegrationApp } from "../../support/test-env";
+import { repetitiveProseMarkdown } from "./support/hostile-uploads";
 
 type App = Awaited<ReturnType<typeof startIntegrationApp>>;
-
-/** Plain prose with a `## Section` heading every 20 lines, as in the attack run (issue 16). */
-function proseMarkdown(bytes: number): string {
-  const words = "alpha beta gamma delta server index query budget limit page table chunk answer".split(" ");
-  const lines: string[] = [];
-  let size = 0;
-  for (let i = 0; size < bytes; i++) {
-    const line = i % 20 === 0 ? `## Section ${i / 20}` : Array.from({ length: 12 }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(" ") + ".";
-    lines.push(line);
-    size += line.length + 1;
-  }
-  return lines.join("\n");
-}
 
 // Issue 16, item 2: one user's large upload must not stop the server for everyone else. The
 // attack run's 45 MB file held the database in one indexing transaction for minutes, so sign-in,
@@ -40,7 +28,7 @@ describe("a large upload being indexed while another user works", () => {
     const kbA = (await a.json<{ id: string }>("POST", "/v1/knowledges", { name: "A's big KB" })).data.id;
     const form = new FormData();
     // ~1 MB, ~1,500 passages: many indexing batches.
-    form.append("files", new Blob([proseMarkdown(1024 * 1024)], { type: "text/markdown" }), "big.md");
+    form.append("files", new Blob([new Uint8Array(repetitiveProseMarkdown(1024 * 1024))], { type: "text/markdown" }), "big.md");
     const up = await a.json<{ files: Array<{ ok: boolean; file: { id: string } }> }>("POST", `/v1/knowledges/${kbA}/files`, form);
     expect(up.code).toBe(0);
     const fileA = up.data.files[0]!.file.id;

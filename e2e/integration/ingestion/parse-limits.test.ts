@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobStage } from "@/lib/ingestion/progress";
 import { openTestEnv, type TestEnv } from "./helpers";
 import { manyRunsContent, onePagePdf } from "./support/hostile-pdf";
+import { repetitiveProseMarkdown } from "./support/hostile-uploads";
 
 // Issue 16, items 2 and 3: files that are legitimate uploads (under the size limit) but expand
 // into far more work than their size suggests are refused with FILE_TOO_LARGE and a reason a
@@ -24,19 +25,6 @@ async function deflatedSpaces(bytes: number): Promise<Buffer> {
   z.end();
   await done;
   return Buffer.concat(out);
-}
-
-/** Plain prose with a `## Section` heading every 20 lines, as in the attack run. */
-function proseMarkdown(bytes: number): Buffer {
-  const words = "alpha beta gamma delta server index query budget limit page table chunk answer".split(" ");
-  const lines: string[] = [];
-  let size = 0;
-  for (let i = 0; size < bytes; i++) {
-    const line = i % 20 === 0 ? `## Section ${i / 20}` : Array.from({ length: 12 }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(" ") + ".";
-    lines.push(line);
-    size += line.length + 1;
-  }
-  return Buffer.from(lines.join("\n"));
 }
 
 describe("per-file parse limits", () => {
@@ -90,7 +78,7 @@ describe("per-file parse limits", () => {
   }, 120_000);
 
   it("a 45 MB Markdown file is refused by the extracted-text limit before it is parsed or indexed", async () => {
-    const md = proseMarkdown(45 * 1024 * 1024);
+    const md = repetitiveProseMarkdown(45 * 1024 * 1024);
     const { file, chunks, stages } = await ingestOne("huge.md", md);
     expect(file.status).toBe("failed");
     expect(file.errorCode).toBe("FILE_TOO_LARGE");
@@ -103,7 +91,7 @@ describe("per-file parse limits", () => {
   }, 180_000);
 
   it("more passages than the per-file limit: refused before indexing starts", async () => {
-    const md = proseMarkdown(60_000);
+    const md = repetitiveProseMarkdown(60_000);
     const { file, chunks, stages } = await ingestOne("many-passages.md", md, { limits: { maxChunks: 20 } });
     expect(file.errorCode).toBe("FILE_TOO_LARGE");
     expect(file.errorMessage).toMatch(/splits into \d{2,} passages; the limit is 20 passages per file/);
@@ -116,7 +104,7 @@ describe("per-file parse limits", () => {
     // thread is kept for the next file, whose budget then goes to indexing.
     const next = await ingestOne("next.md", "# Next\n\nThe runner keeps working after the files above failed.");
     expect(next.file.status).toBe("success");
-    const md = proseMarkdown(120_000);
+    const md = repetitiveProseMarkdown(120_000);
     let batches = 0;
     const { file, chunks, stages } = await ingestOne("slow-index.md", md, {
       parseTimeoutMs: 3_000,

@@ -1,35 +1,17 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db/client";
+import { startServeApp } from "../../support/serve-app-process";
 import { Client } from "../../support/test-env";
 
 // SPEC §3: "a job interrupted by a restart resumes or is marked failed, and never leaves
 // duplicate chunks". A real server process is killed with SIGKILL while it indexes a large
 // file, started again on the same data directory, and the file must end `success` with
 // exactly one copy of each chunk.
-function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "e2e/support/serve-app.ts", "--port", "0"], {
-    env: { ...process.env, DATA_DIR: dataDir, AUTH_MODE: "local", SEED_SAMPLE: "false", DATABASE_URL: "", TEST_DATABASE_URL: "", INGEST_CONCURRENCY: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1]! });
-      }
-    });
-    child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-    child.on("exit", (code) => reject(new Error(`server exited early (${code}): ${out}`)));
-  });
-}
+const startServer = (dataDir: string) => startServeApp({ DATA_DIR: dataDir, AUTH_MODE: "local", INGEST_CONCURRENCY: "1" }, 60_000);
 
 function bigText(): string {
   const paras: string[] = [];

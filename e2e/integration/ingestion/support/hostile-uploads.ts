@@ -1,13 +1,14 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { crc32, deflateRawSync } from "node:zlib";
+import { buildZip, DOCX_CONTENT_TYPES, DOCX_RELS, zipDeflated } from "../../../support/docx-zip";
 
-// The DOCX of issue 16, item 2: a real Word document (paragraphs, formatted runs, a heading every
+// The two hostile uploads of issue 16, item 2, and the plain-prose Markdown other ingestion tests
+// use. The DOCX: a real Word document (paragraphs, formatted runs, a heading every
 // 20 paragraphs) whose zip passes every archive limit of lib/ingestion/parsers/docx.ts (three
 // entries, a declared ratio near 3:1, under 64 MB of XML) and holds ~60 MB of document XML in an
 // ~18 MB file. The attack run's file of this shape blocked the main thread ~20 s and the
-// database 445 s. Written by hand with node:zlib, as scripts/make-fixtures.ts writes the zip-bomb
-// fixtures (jszip, which mammoth uses, needs seconds more for 60 MB); generated once per
+// database 445 s. Zipped by e2e/support/docx-zip.ts, as scripts/make-fixtures.ts zips the
+// zip-bomb fixtures (jszip, which mammoth uses, needs seconds more for 60 MB); generated once per
 // directory and cached there.
 
 export interface HostileDocxOptions {
@@ -72,59 +73,12 @@ export function hostileDocumentXml(opts: HostileDocxOptions = {}): Buffer {
   return Buffer.from(parts.join(""), "latin1");
 }
 
-const CONTENT_TYPES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`;
-const RELS = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`;
-
-/** A zip of deflated entries with true sizes (a valid archive; nothing lies). */
-export function buildZip(files: Array<{ name: string; content: Buffer }>): Buffer {
-  const out: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const f of files) {
-    const name = Buffer.from(f.name, "utf8");
-    const data = deflateRawSync(f.content, { level: 6 });
-    const crc = crc32(f.content) >>> 0;
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(f.content.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    out.push(local, name, data);
-    const ch = Buffer.alloc(46);
-    ch.writeUInt32LE(0x02014b50, 0);
-    ch.writeUInt16LE(20, 4);
-    ch.writeUInt16LE(20, 6);
-    ch.writeUInt16LE(0x0800, 8);
-    ch.writeUInt16LE(8, 10);
-    ch.writeUInt32LE(crc, 16);
-    ch.writeUInt32LE(data.length, 20);
-    ch.writeUInt32LE(f.content.length, 24);
-    ch.writeUInt16LE(name.length, 28);
-    ch.writeUInt32LE(offset, 42);
-    central.push(ch, name);
-    offset += 30 + name.length + data.length;
-  }
-  const cd = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(files.length, 8);
-  end.writeUInt16LE(files.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...out, cd, end]);
-}
-
 export function hostileDocx(opts: HostileDocxOptions = {}): Buffer {
+  // Level 6, zlib's default, as Word and LibreOffice write: level 9 takes seconds longer at 60 MB.
   return buildZip([
-    { name: "[Content_Types].xml", content: Buffer.from(CONTENT_TYPES) },
-    { name: "_rels/.rels", content: Buffer.from(RELS) },
-    { name: "word/document.xml", content: hostileDocumentXml(opts) },
+    zipDeflated("[Content_Types].xml", Buffer.from(DOCX_CONTENT_TYPES), 6),
+    zipDeflated("_rels/.rels", Buffer.from(DOCX_RELS), 6),
+    zipDeflated("word/document.xml", hostileDocumentXml(opts), 6),
   ]);
 }
 
@@ -163,4 +117,18 @@ export function cachedHostileMarkdown(dir: string, bytes = 45 * 1024 * 1024): st
   return file;
 }
 
-export { readFileSync as readCached };
+/**
+ * Plain prose over a 13-word vocabulary with a `## Section` heading every 20 lines: the attack
+ * run's shape at any size, cheap to index (few distinct terms), for tests of limits and batching.
+ */
+export function repetitiveProseMarkdown(bytes: number): Buffer {
+  const words = "alpha beta gamma delta server index query budget limit page table chunk answer".split(" ");
+  const lines: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const line = i % 20 === 0 ? `## Section ${i / 20}` : Array.from({ length: 12 }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(" ") + ".";
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return Buffer.from(lines.join("\n"));
+}
