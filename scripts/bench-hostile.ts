@@ -18,6 +18,8 @@
 //   node --conditions=react-server --import tsx scripts/bench-hostile.ts
 //        [--idle-s 40] [--repeats 12] [--database-url URL] [--max-chars N] [--label L] [--no-write]
 //
+// KA_BENCH_TRACE=1: each of B's timed requests (epoch start, duration, phase) and each repeat's
+// start as `[client] {json}` lines on stderr, to match them with server-side timings.
 // --database-url: a PostgreSQL server (a fresh database on it) instead of the embedded PGlite.
 // --max-chars: MAX_EXTRACTED_CHARS for the server (default the app's 20 million), e.g. 40000000
 // to let the DOCX through the text limit into mammoth (then the parse-memory limit stops it).
