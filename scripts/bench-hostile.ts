@@ -8,7 +8,9 @@
 // signs in, lists KBs and asks on B's KB (time to the SSE `done`, references required), for
 // --idle-s seconds.
 // Load phase: user A uploads both files in one request into a fresh KB while B runs the same
-// loop, until both files are terminal; repeated R times (each load phase lasts only seconds) so
+// loop, until both files are terminal. A is a separate client process (as A's browser is not
+// B's): sending 63 MB from the process that times B's requests held B's requests in the
+// client, before they reached the server; repeated R times (each load phase lasts only seconds) so
 // that the p95 has samples. Reports p50/p95 per operation and the p95 ratio load/idle, the files'
 // outcome and time, the server's peak RSS (VmHWM, worker threads included) and its event-loop
 // delay (serve-app's KA_EVENT_LOOP_LOG).
@@ -16,11 +18,13 @@
 //   node --conditions=react-server --import tsx scripts/bench-hostile.ts
 //        [--idle-s 40] [--repeats 12] [--database-url URL] [--max-chars N] [--label L] [--no-write]
 //
+// KA_BENCH_TRACE=1: each of B's timed requests (epoch start, duration, phase) and each repeat's
+// start as `[client] {json}` lines on stderr, to match them with server-side timings.
 // --database-url: a PostgreSQL server (a fresh database on it) instead of the embedded PGlite.
 // --max-chars: MAX_EXTRACTED_CHARS for the server (default the app's 20 million), e.g. 40000000
 // to let the DOCX through the text limit into mammoth (then the parse-memory limit stops it).
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { cachedHostileDocx, cachedHostileMarkdown } from "../e2e/integration/ingestion/support/hostile-uploads";
@@ -132,6 +136,12 @@ class User {
     if (set.length) this.cookie = set.join("; ");
     return res;
   }
+  cookieHeader(): string {
+    return this.cookie;
+  }
+  setCookie(cookie: string): void {
+    this.cookie = cookie;
+  }
   async json<T>(method: string, p: string, body?: unknown): Promise<T> {
     const res = await this.req(method, p, body);
     const env = (await res.json()) as { code: number | string; msg: string; data: T };
@@ -173,6 +183,7 @@ const QUESTIONS = ["How do I check whether a PDF has a text layer?", "What is th
 const SIGN_IN_EVERY_MS = 2_500;
 const ROUND_MS = 250;
 let lastSignIn = 0;
+let curLoad: Samples | null = null;
 
 async function round(b: User, kb: string, i: number, s: Samples): Promise<void> {
   const started = performance.now();
@@ -181,6 +192,7 @@ async function round(b: User, kb: string, i: number, s: Samples): Promise<void> 
     try {
       await fn();
       arr.push(performance.now() - t0);
+      if (process.env.KA_BENCH_TRACE) process.stderr.write(`[client] ${JSON.stringify({ t: performance.timeOrigin + t0, op: arr === s.list ? "list" : arr === s.ask ? "ask" : "signin", dur: performance.now() - t0, phase: s === curLoad ? "load" : "idle" })}\n`);
     } catch (e) {
       s.errors.push((e as Error).message.slice(0, 160));
     }
@@ -194,13 +206,78 @@ async function round(b: User, kb: string, i: number, s: Samples): Promise<void> 
   await sleep(Math.max(0, ROUND_MS - (performance.now() - started)));
 }
 
+type Outcome = { name: string; status: string; code: string | null; message: string | null; chunks: number; terminalS: number };
+
+/**
+ * User A's side in its own process, as A's browser is not B's: streaming 63 MB from the process
+ * that also times B's requests delayed B's requests inside the client (the list request reached
+ * the server up to ~200 ms after it was sent while the server's event loop was idle). Uploads
+ * both files into the KB it is told, polls until both are terminal, answers the outcomes.
+ */
+async function uploaderMain(): Promise<void> {
+  const [base, cookie, mdPath, docxPath] = [process.env.BENCH_BASE!, process.env.BENCH_COOKIE!, process.env.BENCH_MD!, process.env.BENCH_DOCX!];
+  const a = new User(base, "a@bench.test", "");
+  a.setCookie(cookie);
+  const md = readFileSync(mdPath);
+  const docx = readFileSync(docxPath);
+  process.on("message", (m: { kb: string }) => {
+    void (async () => {
+      const start = performance.now();
+      const outcomes: Outcome[] = [];
+      const f = new FormData();
+      f.append("files", new Blob([new Uint8Array(md)], { type: "text/markdown" }), "handbook.md");
+      f.append("files", new Blob([new Uint8Array(docx)]), "report.docx");
+      const up = await a.json<{ files: Array<{ ok: boolean; code?: string; file: { id: string; name: string } }> }>("POST", `/v1/knowledges/${m.kb}/files`, f);
+      const pending = new Map(up.files.map((x) => [x.file.id, x.file.name]));
+      const deadline = Date.now() + TERMINAL_TIMEOUT_MS;
+      while (pending.size) {
+        for (const [id, name] of pending) {
+          const row = await a.json<{ status: string; error_code: string | null; error_message: string | null; chunk_count: number }>("GET", `/v1/knowledges/${m.kb}/files/${id}`);
+          if (row.status === "success" || row.status === "failed") {
+            pending.delete(id);
+            outcomes.push({ name, status: row.status, code: row.error_code, message: row.error_message, chunks: row.chunk_count, terminalS: (performance.now() - start) / 1000 });
+          }
+        }
+        if (Date.now() > deadline) throw new Error("files not terminal in time");
+        await sleep(100);
+      }
+      process.send!({ ok: true, outcomes });
+    })().catch((e: Error) => process.send!({ ok: false, error: e.message }));
+  });
+  // The bench ended (or died): nothing left to upload for.
+  process.on("disconnect", () => process.exit(0));
+  process.send!({ ready: true });
+}
+
+async function startUploader(base: string, cookie: string, mdPath: string, docxPath: string) {
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "scripts", "bench-hostile.ts"), "--uploader"], {
+    cwd: ROOT,
+    env: { ...process.env, BENCH_BASE: base, BENCH_COOKIE: cookie, BENCH_MD: mdPath, BENCH_DOCX: docxPath },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  let waiting: ((m: { ok: boolean; outcomes?: Outcome[]; error?: string }) => void) | null = null;
+  await new Promise<void>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`uploader exited (${code})`)));
+    child.on("message", (m: { ready?: boolean; ok?: boolean; outcomes?: Outcome[]; error?: string }) => {
+      if (m.ready) resolve();
+      else waiting?.(m as { ok: boolean; outcomes?: Outcome[]; error?: string });
+    });
+  });
+  return {
+    upload: (kb: string) =>
+      new Promise<Outcome[]>((resolve, reject) => {
+        waiting = (m) => (m.ok ? resolve(m.outcomes!) : reject(new Error(m.error)));
+        child.send({ kb });
+      }),
+    stop: () => child.kill(),
+  };
+}
+
 async function main() {
   const t0 = performance.now();
   const mdPath = cachedHostileMarkdown(FILES_DIR);
   const docxPath = cachedHostileDocx(FILES_DIR);
-  const md = readFileSync(mdPath);
-  const docx = readFileSync(docxPath);
-  console.log(`[bench] files: Markdown ${mb(md.length)}, DOCX ${mb(docx.length)} (ready in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  console.log(`[bench] files: Markdown ${mb(statSync(mdPath).size)}, DOCX ${mb(statSync(docxPath).size)} (ready in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
 
   const dataDir = mkdtempSync(path.join(tmpdir(), "ka-bench-hostile-"));
   const databaseUrl = PG ? await freshDatabase(PG) : "";
@@ -225,6 +302,7 @@ async function main() {
     const b = new User(base, "b@bench.test", "correct horse battery B");
     await a.signUp();
     await b.signUp();
+    const uploader = await startUploader(base, a.cookieHeader(), mdPath, docxPath);
     const kbB = (await b.json<{ id: string }>("POST", "/v1/knowledges", { name: "B's guide" })).id;
     const form = new FormData();
     form.append("files", new Blob([new Uint8Array(readFileSync(path.join(ROOT, "e2e", "fixtures", "guide.md")))]), "guide.md");
@@ -248,34 +326,18 @@ async function main() {
 
     // ---- under load
     const load: Samples = { signIn: [], list: [], ask: [], errors: [] };
-    const outcomes: Array<{ name: string; status: string; code: string | null; message: string | null; chunks: number; terminalS: number }> = [];
+    curLoad = load;
+    const outcomes: Outcome[] = [];
     const loadWindows: Array<[number, number]> = [];
     let rssPeakLoad = 0;
     let loadRounds = 0;
     for (let r = 0; r < REPEATS; r++) {
       const kbA = (await a.json<{ id: string }>("POST", "/v1/knowledges", { name: `A's uploads ${r + 1}` })).id;
       const start = performance.now();
+      if (process.env.KA_BENCH_TRACE) process.stderr.write(`[client] ${JSON.stringify({ t: performance.timeOrigin + start, op: "repeat-start", r })}\n`);
       let done = false;
       const sampler = setInterval(() => (rssPeakLoad = Math.max(rssPeakLoad, memory(pid).rss)), 100);
-      const ingest = (async () => {
-        const f = new FormData();
-        f.append("files", new Blob([new Uint8Array(md)], { type: "text/markdown" }), "handbook.md");
-        f.append("files", new Blob([new Uint8Array(docx)]), "report.docx");
-        const up = await a.json<{ files: Array<{ ok: boolean; code?: string; file: { id: string; name: string } }> }>("POST", `/v1/knowledges/${kbA}/files`, f);
-        const pending = new Map(up.files.map((x) => [x.file.id, x.file.name]));
-        const deadline = Date.now() + TERMINAL_TIMEOUT_MS;
-        while (pending.size) {
-          for (const [id, name] of pending) {
-            const row = await a.json<{ status: string; error_code: string | null; error_message: string | null; chunk_count: number }>("GET", `/v1/knowledges/${kbA}/files/${id}`);
-            if (row.status === "success" || row.status === "failed") {
-              pending.delete(id);
-              outcomes.push({ name, status: row.status, code: row.error_code, message: row.error_message, chunks: row.chunk_count, terminalS: (performance.now() - start) / 1000 });
-            }
-          }
-          if (Date.now() > deadline) throw new Error("files not terminal in time");
-          await sleep(100);
-        }
-      })().finally(() => (done = true));
+      const ingest = uploader.upload(kbA).then((os) => void outcomes.push(...os)).finally(() => (done = true));
       // B's loop runs from the moment A starts uploading until both files are terminal.
       for (let i = 0; !done; i++, loadRounds++) await round(b, kbB, i, load);
       await ingest;
@@ -334,10 +396,12 @@ async function main() {
       doc = re.test(doc) ? doc.replace(re, block) : `${doc.trimEnd()}\n\n${block}\n`;
       writeFileSync(out, doc);
     }
+    uploader.stop();
   } finally {
     await stopServer(server.child);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-await main();
+if (args.includes("--uploader")) await uploaderMain();
+else await main();
