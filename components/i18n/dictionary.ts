@@ -145,7 +145,7 @@ export const zh = {
   // category questions (时间节点、数据指标、关键要求) shared no words with any passage.
   "assistant.example1": "这个知识库主要包含哪些内容？",
   "assistant.example2": "私有化部署的最低硬件配置是什么？",
-  "assistant.example3": "2025 年第二季度的收入是多少？",
+  "assistant.example3": "第二季度新增了多少付费企业客户？",
   "assistant.example4": "购买后多少天内可以申请全额退款？",
   "assistant.cautions": "回答仅基于当前知识库中的资料，请以原文为准；重要结论请核对引用来源。",
 
@@ -744,7 +744,7 @@ export const en = {
   "assistant.example1": "What does this knowledge base mainly contain?",
   "assistant.example2": "How long is an invitation link valid?",
   "assistant.example3": "How long are daily backups kept?",
-  "assistant.example4": "Which single sign-on protocols are supported?",
+  "assistant.example4": "How long are audit logs kept?",
   "assistant.cautions": "Answers rely only on this knowledge base. Check important conclusions against the cited sources.",
 
   "assistant.status.empty": "This knowledge base has no files",

@@ -15,14 +15,14 @@ const EXPECTED: Record<"zh" | "en", Partial<Record<MessageKey, string>>> = {
   zh: {
     "assistant.example1": "3 个可检索的文件", // the overview: the KB's outline
     "assistant.example2": "4 核 CPU", // 云笺产品手册.pdf
-    "assistant.example3": "2.61 亿元", // 2025Q2运营报告.docx
+    "assistant.example3": "3,150 家", // 2025Q2运营报告.docx
     "assistant.example4": "30 天内", // 云笺产品手册.pdf
   },
   en: {
     "assistant.example1": "3 searchable files",
     "assistant.example2": "valid for 7 days", // admin-guide.md
     "assistant.example3": "14 days",
-    "assistant.example4": "SAML 2.0",
+    "assistant.example4": "180 days in the standard plan",
   },
 };
 
