@@ -178,6 +178,8 @@ async function profileStage(db: import("@/lib/generated/prisma/client").PrismaCl
   ];
 }
 
+const median = (xs: number[]) => pct(xs, 50);
+
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
@@ -221,15 +223,18 @@ async function cost(fileCount: number): Promise<string> {
   };
 
   // A first, untimed file pays jieba's dictionary, the parse thread's start and the JIT (it made
-  // the first timed KB the slowest whatever its setting); then off/on twice, interleaved, so a
-  // load change on the shared machine hits both settings alike. CPU time is this process's (the
-  // runner, its parse threads and, on PGlite, the database), which the other engineers' load
-  // inflates far less than wall time.
+  // the first timed KB the slowest whatever its setting); then three pairs off/on, the middle one
+  // in the other order (off on, on off, off on), so that a drift along the run (the first KBs
+  // were the slowest in session 12's runs whatever their setting) and a load change on the
+  // shared machine hit both settings alike. CPU time is this process's (the runner, its parse
+  // threads and, on PGlite, the database), which the other engineers' load inflates far less
+  // than wall time.
   await ingest(true, 1);
   const pairs: { off: Awaited<ReturnType<typeof ingest>>; on: Awaited<ReturnType<typeof ingest>> }[] = [];
-  for (let i = 0; i < 2; i++) {
-    const off = await ingest(false);
-    const on = await ingest(true);
+  for (let i = 0; i < 3; i++) {
+    const first = await ingest(i !== 1 ? false : true);
+    const second = await ingest(i !== 1 ? true : false);
+    const [off, on] = i !== 1 ? [first, second] : [second, first];
     console.error(`[bench] pair ${i + 1}: off ${Math.round(off.ms)} ms (cpu ${Math.round(off.cpu)}), on ${Math.round(on.ms)} ms (cpu ${Math.round(on.cpu)}); load ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
     pairs.push({ off, on });
   }
@@ -288,26 +293,29 @@ async function cost(fileCount: number): Promise<string> {
   const random = await db.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM graph_entities WHERE knowledge_id = $1 ORDER BY md5(norm_name) LIMIT 100`, on.kb);
   const questions = readFileSync(path.join(BENCH_DATA, "cmrc2018-sent", "queries.jsonl"), "utf8").trim().split("\n").slice(0, 50).map((l) => (JSON.parse(l) as { text: string }).text.slice(0, 30));
   const queries = [...top.map((e) => e.name), ...random.map((e) => e.name), ...questions];
-  // Each call's statements timed in the order it runs them (search, relations, depth 2's
-  // relations, passages), so the tail can be put on a statement.
+  // The tool runs its statements through the raw handle (lib/tools/query-knowledge-graph.ts:
+  // getRawDb), not Prisma: that is what is timed, each call's statements in the order it runs
+  // them (search, relations, depth 2's relations, passages), so the tail can be put on one. The
+  // same calls through Prisma (what this bench timed until session 11) are timed as well.
   let perCall: { key: string; ms: number }[] = [];
   const timedDb = {
     $queryRawUnsafe: async <T,>(sql: string, ...values: unknown[]): Promise<T> => {
       const t = performance.now();
-      const r = await db.$queryRawUnsafe<T>(sql, ...values);
+      const r = await handle.raw.$queryRawUnsafe<T>(sql, ...values);
       perCall.push({ key: sql.replace(/\s+/g, " ").trim().slice(0, 48), ms: performance.now() - t });
       return r;
     },
   };
-  const run = async (depth: 1 | 2) => {
-    for (const q of queries.slice(0, 20)) await queryKnowledgeGraph(db, { knowledgeIds: [on.kb], query: q, depth, maxEntities: 3, maxRelations: 8, passagesPerRelation: 2 }); // warm
+  const run = async (depth: 1 | 2, through: "raw" | "prisma") => {
+    const target = through === "raw" ? timedDb : db;
+    for (const q of queries.slice(0, 20)) await queryKnowledgeGraph(target, { knowledgeIds: [on.kb], query: q, depth, maxEntities: 3, maxRelations: 8, passagesPerRelation: 2 }); // warm
     const ms: number[] = [];
     const byStatement = new Map<string, number[]>();
     let hits = 0;
     for (const q of queries) {
       perCall = [];
       const s = performance.now();
-      const r = await queryKnowledgeGraph(timedDb, { knowledgeIds: [on.kb], query: q, depth, maxEntities: 3, maxRelations: 8, passagesPerRelation: 2 });
+      const r = await queryKnowledgeGraph(target, { knowledgeIds: [on.kb], query: q, depth, maxEntities: 3, maxRelations: 8, passagesPerRelation: 2 });
       ms.push(performance.now() - s);
       perCall.forEach((x, i) => {
         const key = `${i + 1}. ${x.key}`;
@@ -319,33 +327,38 @@ async function cost(fileCount: number): Promise<string> {
     return { p50: pct(ms, 50), p95: pct(ms, 95), max: Math.max(...ms), hits, statements };
   };
   const loadBefore = loadavg();
-  const d1 = await run(1);
-  const d2 = await run(2);
+  const d1 = await run(1, "raw");
+  const d2 = await run(2, "raw");
+  const p1 = await run(1, "prisma");
+  const p2 = await run(2, "prisma");
   const loadAfter = loadavg();
   const explain = args.includes("--explain") ? await explainQueries(db, on.kb, top[0]?.name ?? "", questions[0] ?? "") : "";
   await handle.close();
   rmSync(dataDir, { recursive: true, force: true });
 
   const mb = (b: number) => `${(b / 1048576).toFixed(2)} MB`;
-  const pctOf = (x: number, y: number) => `${(((x - y) / y) * 100).toFixed(0)} %`;
+  const pctOf = (x: number, y: number) => `${(((x - y) / y) * 100).toFixed(0)} %`; // (pair 2 of three is the order on → off)
   const lines = [
     `Corpus: ${files.length} text files, ${mb(bytes)} (cmrc2018 contexts), ${chunks} chunks; database ${process.env.BENCH_DATABASE_URL ? "PostgreSQL server" : "embedded PGlite"}; ${cpus().length} cores.`,
     "",
     "| measurement | value |",
     "| --- | ---: |",
     ...pairs.map((p, i) => `| pair ${i + 1}: ingestion graph off → on, wall | ${Math.round(p.off.ms)} → ${Math.round(p.on.ms)} ms (+${pctOf(p.on.ms, p.off.ms)}) |`),
-    ...pairs.map((p, i) => `| pair ${i + 1}: ingestion graph off → on, CPU of the process | ${Math.round(p.off.cpu)} → ${Math.round(p.on.cpu)} ms (**+${pctOf(p.on.cpu, p.off.cpu)}**) |`),
+    ...pairs.map((p, i) => `| pair ${i + 1}: ingestion graph off → on, CPU of the process | ${Math.round(p.off.cpu)} → ${Math.round(p.on.cpu)} ms (+${pctOf(p.on.cpu, p.off.cpu)}) |`),
+    `| all pairs, wall: median of the pairs / pooled (sum on / sum off) | **+${pctOf(median(pairs.map((p) => p.on.ms / p.off.ms)), 1)}** / +${pctOf(pairs.reduce((a, p) => a + p.on.ms, 0), pairs.reduce((a, p) => a + p.off.ms, 0))} |`,
+    `| all pairs, CPU: median of the pairs / pooled | **+${pctOf(median(pairs.map((p) => p.on.cpu / p.off.cpu)), 1)}** / +${pctOf(pairs.reduce((a, p) => a + p.on.cpu, 0), pairs.reduce((a, p) => a + p.off.cpu, 0))} |`,
     `| graph stage alone (rebuild of the pair-1 KB ingested without it), wall / CPU | ${Math.round(stageMs)} / ${Math.round(stageCpu)} ms = ${((stageCpu / off.cpu) * 100).toFixed(0)} % of that KB's ingestion CPU |`,
     `| entities / relations / mention rows / supports (rows, or entries held by mention rows) | ${n(counts[0]!.e)} / ${n(counts[0]!.r)} / ${n(counts[0]!.m)} / ${n(counts[0]!.s)} |`,
     `| row bytes: chunks + postings of the KB | ${mb(chunkRows)} |`,
     `| row bytes: graph of the KB (entities, mentions, relations, supports) | ${mb(graphRows)} = **${((graphRows / chunkRows) * 100).toFixed(0)} %** |`,
     `| tables with indexes (one KB, after VACUUM FULL): chunks + chunk_terms | ${mb(chunkTotal)} |`,
     `| tables with indexes (one KB, after VACUUM FULL): graph | ${mb(graphTotal)} = **${((graphTotal / chunkTotal) * 100).toFixed(0)} %** |`,
-    `| query_knowledge_graph depth 1, ${queries.length} queries (${d1.hits} with a match): p50 / p95 / max | ${d1.p50.toFixed(1)} / **${d1.p95.toFixed(1)}** / ${d1.max.toFixed(1)} ms |`,
-    `| query_knowledge_graph depth 2: p50 / p95 / max | ${d2.p50.toFixed(1)} / **${d2.p95.toFixed(1)}** / ${d2.max.toFixed(1)} ms |`,
+    `| query_knowledge_graph depth 1, ${queries.length} queries (${d1.hits} with a match), raw handle as the tool: p50 / p95 / max | ${d1.p50.toFixed(1)} / **${d1.p95.toFixed(1)}** / ${d1.max.toFixed(1)} ms |`,
+    `| query_knowledge_graph depth 2, raw handle as the tool: p50 / p95 / max | ${d2.p50.toFixed(1)} / **${d2.p95.toFixed(1)}** / ${d2.max.toFixed(1)} ms |`,
+    `| the same through Prisma (as measured until session 11), depth 1 / depth 2: p50 / p95 / max | ${p1.p50.toFixed(1)} / ${p1.p95.toFixed(1)} / ${p1.max.toFixed(1)} ms; ${p2.p50.toFixed(1)} / ${p2.p95.toFixed(1)} / ${p2.max.toFixed(1)} ms |`,
     `| load average (1/5/15 min) before → after the queries | ${loadBefore.map((x) => x.toFixed(1)).join(" ")} → ${loadAfter.map((x) => x.toFixed(1)).join(" ")} |`,
     "",
-    "query_knowledge_graph statement by statement (in the order a call runs them; wall time per call):",
+    "query_knowledge_graph statement by statement through the raw handle (in the order a call runs them; wall time per call):",
     "",
     "| depth | statement | calls | mean | p95 |",
     "| --- | --- | ---: | ---: | ---: |",
