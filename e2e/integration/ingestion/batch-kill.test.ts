@@ -128,33 +128,43 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("database connection lost mid-jo
     if (!f.ok) throw new Error(f.message);
     const dbName = (await t.db.$queryRawUnsafe<{ d: string }[]>(`SELECT current_database() AS d`))[0]!.d;
     const killer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await killer.connect();
+    const holder = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await Promise.all([killer.connect(), holder.connect()]);
     let terminated = 0;
     let hunting: Promise<void> | null = null;
     try {
       await t.runJobs({
         batchMs: 5,
-        onBatch: (info) => {
+        onBatch: async (info) => {
           if (info.phase !== "insert" || info.batch !== 2 || hunting) return;
-          // From here on, a connection of the app's Prisma pool is terminated while it is in
-          // a statement or a transaction, as a server restart would (an idle one the pool
-          // would just replace). Bounded: 20 s at most.
+          // The next batch opens its transaction and locks the file row (SPEC: one writer per
+          // file). Holding that row here makes the batch wait inside its transaction, so the
+          // connection is certainly busy when it is terminated, as a server restart would do
+          // it (an idle pooled connection would just be replaced). Hunting for a connection
+          // that merely happened to be active raced with the job finishing on a loaded machine.
+          await holder.query("BEGIN");
+          await holder.query(`SELECT id FROM knowledge_files WHERE id = $1 FOR UPDATE`, [f.file.id]);
           hunting = (async () => {
-            const until = Date.now() + 20_000;
-            while (!terminated && Date.now() < until) {
-              const r = await killer.query(
-                `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
-                  WHERE datname = $1 AND application_name = 'knowledge-assistant/prisma' AND state IN ('active', 'idle in transaction')`,
-                [dbName],
-              );
-              terminated += r.rows.length;
+            try {
+              const until = Date.now() + 20_000;
+              while (!terminated && Date.now() < until) {
+                const r = await killer.query(
+                  `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+                    WHERE datname = $1 AND application_name = 'knowledge-assistant/prisma' AND wait_event_type = 'Lock'`,
+                  [dbName],
+                );
+                terminated += r.rows.length;
+                if (!terminated) await new Promise((r) => setTimeout(r, 20));
+              }
+            } finally {
+              await holder.query("ROLLBACK");
             }
           })();
         },
       });
       await hunting;
     } finally {
-      await killer.end();
+      await Promise.all([killer.end(), holder.end()]);
     }
     expect(terminated).toBeGreaterThan(0);
     const job = await t.db.ingestionJob.findFirstOrThrow({ where: { fileId: f.file.id } });
