@@ -121,12 +121,14 @@ async function explainQueries(db: import("@/lib/generated/prisma/client").Prisma
 /**
  * The graph stage's parts timed apart over a KB ingested without the graph: extraction (jieba
  * tagging and the rules, chunk by chunk), pruning (GraphBuilder.finish) and the database writes
- * (writeFileGraph), each file once, as the stage runs them.
+ * (writeFileGraph), each file once, as the stage runs them; the writes also statement by
+ * statement (wall time of each call through the transaction, by the statement's first words).
  */
-async function profileStage(db: import("@/lib/generated/prisma/client").PrismaClient, kb: string): Promise<{ part: string; ms: number; cpu: number }[]> {
+async function profileStage(db: import("@/lib/generated/prisma/client").PrismaClient, kb: string): Promise<{ part: string; ms: number; cpu: number; calls?: number }[]> {
   const { GraphBuilder } = await import("@/lib/graph/build");
   const { writeFileGraph } = await import("@/lib/graph/store");
   const parts = { "extraction (tagging + rules)": { ms: 0, cpu: 0 }, "pruning (finish)": { ms: 0, cpu: 0 }, "writes (writeFileGraph)": { ms: 0, cpu: 0 } };
+  const statements = new Map<string, { ms: number; calls: number }>();
   const timed = async <T>(part: keyof typeof parts, f: () => T | Promise<T>): Promise<T> => {
     const t = performance.now();
     const c = process.cpuUsage();
@@ -136,15 +138,47 @@ async function profileStage(db: import("@/lib/generated/prisma/client").PrismaCl
     parts[part].cpu += (cu.user + cu.system) / 1000;
     return r;
   };
+  type Raw = (sql: string, ...values: unknown[]) => Promise<unknown>;
+  const timeStatements = <T extends object>(tx: T): T =>
+    new Proxy(tx, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop) as unknown;
+        if ((prop === "$queryRawUnsafe" || prop === "$executeRawUnsafe") && typeof v === "function") {
+          return async (sql: string, ...values: unknown[]) => {
+            const key = sql.replace(/\s+/g, " ").trim().split(" ").slice(0, 4).join(" ");
+            const t = performance.now();
+            const r = await (v as Raw).call(target, sql, ...values);
+            const e = statements.get(key) ?? { ms: 0, calls: 0 };
+            e.ms += performance.now() - t;
+            e.calls++;
+            statements.set(key, e);
+            return r;
+          };
+        }
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+  const profiled = new Proxy(db, {
+    get(target, prop) {
+      if (prop === "$transaction") return (fn: (tx: unknown) => Promise<unknown>, o?: unknown) => target.$transaction((tx) => fn(timeStatements(tx)), o as never);
+      const v = Reflect.get(target, prop) as unknown;
+      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
   for (const f of await db.knowledgeFile.findMany({ where: { knowledgeId: kb }, select: { id: true } })) {
     const chunks = await db.chunk.findMany({ where: { fileId: f.id }, orderBy: { ordinal: "asc" }, select: { id: true, content: true } });
     const builder = new GraphBuilder();
     await timed("extraction (tagging + rules)", () => { for (const c of chunks) builder.addChunk(c); });
     const graph = await timed("pruning (finish)", () => builder.finish());
-    await timed("writes (writeFileGraph)", () => writeFileGraph(db, { knowledgeId: kb, fileId: f.id, graph }));
+    await timed("writes (writeFileGraph)", () => writeFileGraph(profiled, { knowledgeId: kb, fileId: f.id, graph }));
   }
-  return Object.entries(parts).map(([part, v]) => ({ part, ...v }));
+  return [
+    ...Object.entries(parts).map(([part, v]) => ({ part, ...v })),
+    ...[...statements].map(([sql, v]) => ({ part: `… \`${sql} …\``, ms: v.ms, cpu: Number.NaN, calls: v.calls })),
+  ];
 }
+
+const median = (xs: number[]) => pct(xs, 50);
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -189,15 +223,18 @@ async function cost(fileCount: number): Promise<string> {
   };
 
   // A first, untimed file pays jieba's dictionary, the parse thread's start and the JIT (it made
-  // the first timed KB the slowest whatever its setting); then off/on twice, interleaved, so a
-  // load change on the shared machine hits both settings alike. CPU time is this process's (the
-  // runner, its parse threads and, on PGlite, the database), which the other engineers' load
-  // inflates far less than wall time.
+  // the first timed KB the slowest whatever its setting); then three pairs off/on, the middle one
+  // in the other order (off on, on off, off on), so that a drift along the run (the first KBs
+  // were the slowest in session 12's runs whatever their setting) and a load change on the
+  // shared machine hit both settings alike. CPU time is this process's (the runner, its parse
+  // threads and, on PGlite, the database), which the other engineers' load inflates far less
+  // than wall time.
   await ingest(true, 1);
   const pairs: { off: Awaited<ReturnType<typeof ingest>>; on: Awaited<ReturnType<typeof ingest>> }[] = [];
-  for (let i = 0; i < 2; i++) {
-    const off = await ingest(false);
-    const on = await ingest(true);
+  for (let i = 0; i < 3; i++) {
+    const first = await ingest(i !== 1 ? false : true);
+    const second = await ingest(i !== 1 ? true : false);
+    const [off, on] = i !== 1 ? [first, second] : [second, first];
     console.error(`[bench] pair ${i + 1}: off ${Math.round(off.ms)} ms (cpu ${Math.round(off.cpu)}), on ${Math.round(on.ms)} ms (cpu ${Math.round(on.cpu)}); load ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
     pairs.push({ off, on });
   }
@@ -216,7 +253,10 @@ async function cost(fileCount: number): Promise<string> {
   // tables and indexes hold this KB's rows only, without dead space.
   const { deleteKnowledge } = await import("@/lib/db/knowledges");
   for (const k of await db.knowledge.findMany({ where: { id: { not: on.kb } }, select: { id: true } })) await deleteKnowledge(db, k.id);
-  const tables = ["chunks", "chunk_terms", "graph_entities", "graph_mentions", "graph_relations", "graph_relation_supports"];
+  // Main before session 12 kept relation supports in a table of their own; since migration
+  // 20261207010000 the mention rows hold them (the bench measures both layouts, main against a branch).
+  const oldLayout = (await db.$queryRawUnsafe<{ old_layout: boolean }[]>(`SELECT to_regclass('graph_relation_supports') IS NOT NULL AS old_layout`))[0]?.old_layout === true;
+  const tables = ["chunks", "chunk_terms", "graph_entities", "graph_mentions", "graph_relations", ...(oldLayout ? ["graph_relation_supports"] : [])];
   await db.$executeRawUnsafe(`VACUUM FULL ${tables.join(", ")}`);
   const chunks = await db.chunk.count({ where: { knowledgeId: on.kb } });
   const [rowBytes] = await db.$queryRawUnsafe<Record<string, bigint | number>[]>(
@@ -225,7 +265,7 @@ async function cost(fileCount: number): Promise<string> {
             (SELECT coalesce(sum(pg_column_size(e.*)), 0) FROM graph_entities e WHERE e.knowledge_id = $1) AS entities,
             (SELECT coalesce(sum(pg_column_size(m.*)), 0) FROM graph_mentions m JOIN chunks c ON c.id = m.chunk_id WHERE c.knowledge_id = $1) AS mentions,
             (SELECT coalesce(sum(pg_column_size(r.*)), 0) FROM graph_relations r WHERE r.knowledge_id = $1) AS relations,
-            (SELECT coalesce(sum(pg_column_size(s.*)), 0) FROM graph_relation_supports s JOIN chunks c ON c.id = s.chunk_id WHERE c.knowledge_id = $1) AS supports`,
+            ${oldLayout ? `(SELECT coalesce(sum(pg_column_size(s.*)), 0) FROM graph_relation_supports s JOIN chunks c ON c.id = s.chunk_id WHERE c.knowledge_id = $1)` : "0"} AS supports`,
     on.kb,
   );
   const sizes = await db.$queryRawUnsafe<{ tbl: string; name: string; bytes: bigint | number; is_index: boolean }[]>(
@@ -243,7 +283,8 @@ async function cost(fileCount: number): Promise<string> {
   const chunkTotal = total((t) => !t.startsWith("graph_"));
   const counts = await db.$queryRawUnsafe<{ e: bigint; r: bigint; m: bigint; s: bigint }[]>(
     `SELECT (SELECT count(*) FROM graph_entities WHERE knowledge_id = $1) AS e, (SELECT count(*) FROM graph_relations WHERE knowledge_id = $1) AS r,
-            (SELECT count(*) FROM graph_mentions) AS m, (SELECT count(*) FROM graph_relation_supports) AS s`,
+            (SELECT count(*) FROM graph_mentions) AS m,
+            ${oldLayout ? `(SELECT count(*) FROM graph_relation_supports)` : `(SELECT coalesce(sum(cardinality(relation_ids)), 0) FROM graph_mentions)`} AS s`,
     on.kb,
   );
 
@@ -252,50 +293,82 @@ async function cost(fileCount: number): Promise<string> {
   const random = await db.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM graph_entities WHERE knowledge_id = $1 ORDER BY md5(norm_name) LIMIT 100`, on.kb);
   const questions = readFileSync(path.join(BENCH_DATA, "cmrc2018-sent", "queries.jsonl"), "utf8").trim().split("\n").slice(0, 50).map((l) => (JSON.parse(l) as { text: string }).text.slice(0, 30));
   const queries = [...top.map((e) => e.name), ...random.map((e) => e.name), ...questions];
-  const run = async (depth: 1 | 2) => {
-    for (const q of queries.slice(0, 20)) await queryKnowledgeGraph(db, { knowledgeIds: [on.kb], query: q, depth, maxEntities: 3, maxRelations: 8, passagesPerRelation: 2 }); // warm
+  // The tool runs its statements through the raw handle (lib/tools/query-knowledge-graph.ts:
+  // getRawDb), not Prisma: that is what is timed, each call's statements in the order it runs
+  // them (search, relations, depth 2's relations, passages), so the tail can be put on one. The
+  // same calls through Prisma (what this bench timed until session 11) are timed as well.
+  let perCall: { key: string; ms: number }[] = [];
+  const timedDb = {
+    $queryRawUnsafe: async <T,>(sql: string, ...values: unknown[]): Promise<T> => {
+      const t = performance.now();
+      const r = await handle.raw.$queryRawUnsafe<T>(sql, ...values);
+      perCall.push({ key: sql.replace(/\s+/g, " ").trim().slice(0, 48), ms: performance.now() - t });
+      return r;
+    },
+  };
+  const run = async (depth: 1 | 2, through: "raw" | "prisma") => {
+    const target = through === "raw" ? timedDb : db;
+    for (const q of queries.slice(0, 20)) await queryKnowledgeGraph(target, { knowledgeIds: [on.kb], query: q, depth, maxEntities: 3, maxRelations: 8, passagesPerRelation: 2 }); // warm
     const ms: number[] = [];
+    const byStatement = new Map<string, number[]>();
     let hits = 0;
     for (const q of queries) {
+      perCall = [];
       const s = performance.now();
-      const r = await queryKnowledgeGraph(db, { knowledgeIds: [on.kb], query: q, depth, maxEntities: 3, maxRelations: 8, passagesPerRelation: 2 });
+      const r = await queryKnowledgeGraph(target, { knowledgeIds: [on.kb], query: q, depth, maxEntities: 3, maxRelations: 8, passagesPerRelation: 2 });
       ms.push(performance.now() - s);
+      perCall.forEach((x, i) => {
+        const key = `${i + 1}. ${x.key}`;
+        byStatement.set(key, [...(byStatement.get(key) ?? []), x.ms]);
+      });
       if (r.entities.length) hits++;
     }
-    return { p50: pct(ms, 50), p95: pct(ms, 95), max: Math.max(...ms), hits };
+    const statements = [...byStatement].map(([key, xs]) => ({ key, calls: xs.length, mean: xs.reduce((a, b) => a + b, 0) / xs.length, p95: pct(xs, 95) }));
+    return { p50: pct(ms, 50), p95: pct(ms, 95), max: Math.max(...ms), hits, statements };
   };
   const loadBefore = loadavg();
-  const d1 = await run(1);
-  const d2 = await run(2);
+  const d1 = await run(1, "raw");
+  const d2 = await run(2, "raw");
+  const p1 = await run(1, "prisma");
+  const p2 = await run(2, "prisma");
   const loadAfter = loadavg();
   const explain = args.includes("--explain") ? await explainQueries(db, on.kb, top[0]?.name ?? "", questions[0] ?? "") : "";
   await handle.close();
   rmSync(dataDir, { recursive: true, force: true });
 
   const mb = (b: number) => `${(b / 1048576).toFixed(2)} MB`;
-  const pctOf = (x: number, y: number) => `${(((x - y) / y) * 100).toFixed(0)} %`;
+  const pctOf = (x: number, y: number) => `${(((x - y) / y) * 100).toFixed(0)} %`; // (pair 2 of three is the order on → off)
   const lines = [
     `Corpus: ${files.length} text files, ${mb(bytes)} (cmrc2018 contexts), ${chunks} chunks; database ${process.env.BENCH_DATABASE_URL ? "PostgreSQL server" : "embedded PGlite"}; ${cpus().length} cores.`,
     "",
     "| measurement | value |",
     "| --- | ---: |",
     ...pairs.map((p, i) => `| pair ${i + 1}: ingestion graph off → on, wall | ${Math.round(p.off.ms)} → ${Math.round(p.on.ms)} ms (+${pctOf(p.on.ms, p.off.ms)}) |`),
-    ...pairs.map((p, i) => `| pair ${i + 1}: ingestion graph off → on, CPU of the process | ${Math.round(p.off.cpu)} → ${Math.round(p.on.cpu)} ms (**+${pctOf(p.on.cpu, p.off.cpu)}**) |`),
+    ...pairs.map((p, i) => `| pair ${i + 1}: ingestion graph off → on, CPU of the process | ${Math.round(p.off.cpu)} → ${Math.round(p.on.cpu)} ms (+${pctOf(p.on.cpu, p.off.cpu)}) |`),
+    `| all pairs, wall: median of the pairs / pooled (sum on / sum off) | **+${pctOf(median(pairs.map((p) => p.on.ms / p.off.ms)), 1)}** / +${pctOf(pairs.reduce((a, p) => a + p.on.ms, 0), pairs.reduce((a, p) => a + p.off.ms, 0))} |`,
+    `| all pairs, CPU: median of the pairs / pooled | **+${pctOf(median(pairs.map((p) => p.on.cpu / p.off.cpu)), 1)}** / +${pctOf(pairs.reduce((a, p) => a + p.on.cpu, 0), pairs.reduce((a, p) => a + p.off.cpu, 0))} |`,
     `| graph stage alone (rebuild of the pair-1 KB ingested without it), wall / CPU | ${Math.round(stageMs)} / ${Math.round(stageCpu)} ms = ${((stageCpu / off.cpu) * 100).toFixed(0)} % of that KB's ingestion CPU |`,
-    `| entities / relations / mention rows / support rows | ${n(counts[0]!.e)} / ${n(counts[0]!.r)} / ${n(counts[0]!.m)} / ${n(counts[0]!.s)} |`,
+    `| entities / relations / mention rows / supports (rows, or entries held by mention rows) | ${n(counts[0]!.e)} / ${n(counts[0]!.r)} / ${n(counts[0]!.m)} / ${n(counts[0]!.s)} |`,
     `| row bytes: chunks + postings of the KB | ${mb(chunkRows)} |`,
     `| row bytes: graph of the KB (entities, mentions, relations, supports) | ${mb(graphRows)} = **${((graphRows / chunkRows) * 100).toFixed(0)} %** |`,
     `| tables with indexes (one KB, after VACUUM FULL): chunks + chunk_terms | ${mb(chunkTotal)} |`,
     `| tables with indexes (one KB, after VACUUM FULL): graph | ${mb(graphTotal)} = **${((graphTotal / chunkTotal) * 100).toFixed(0)} %** |`,
-    `| query_knowledge_graph depth 1, ${queries.length} queries (${d1.hits} with a match): p50 / p95 / max | ${d1.p50.toFixed(1)} / **${d1.p95.toFixed(1)}** / ${d1.max.toFixed(1)} ms |`,
-    `| query_knowledge_graph depth 2: p50 / p95 / max | ${d2.p50.toFixed(1)} / **${d2.p95.toFixed(1)}** / ${d2.max.toFixed(1)} ms |`,
+    `| query_knowledge_graph depth 1, ${queries.length} queries (${d1.hits} with a match), raw handle as the tool: p50 / p95 / max | ${d1.p50.toFixed(1)} / **${d1.p95.toFixed(1)}** / ${d1.max.toFixed(1)} ms |`,
+    `| query_knowledge_graph depth 2, raw handle as the tool: p50 / p95 / max | ${d2.p50.toFixed(1)} / **${d2.p95.toFixed(1)}** / ${d2.max.toFixed(1)} ms |`,
+    `| the same through Prisma (as measured until session 11), depth 1 / depth 2: p50 / p95 / max | ${p1.p50.toFixed(1)} / ${p1.p95.toFixed(1)} / ${p1.max.toFixed(1)} ms; ${p2.p50.toFixed(1)} / ${p2.p95.toFixed(1)} / ${p2.max.toFixed(1)} ms |`,
     `| load average (1/5/15 min) before → after the queries | ${loadBefore.map((x) => x.toFixed(1)).join(" ")} → ${loadAfter.map((x) => x.toFixed(1)).join(" ")} |`,
+    "",
+    "query_knowledge_graph statement by statement through the raw handle (in the order a call runs them; wall time per call):",
+    "",
+    "| depth | statement | calls | mean | p95 |",
+    "| --- | --- | ---: | ---: | ---: |",
+    ...([[1, d1], [2, d2]] as const).flatMap(([d, r]) => r.statements.map((x) => `| ${d} | \`${x.key}…\` | ${x.calls} | ${x.mean.toFixed(1)} ms | ${x.p95.toFixed(1)} ms |`)),
     "",
     "Graph stage profiled (the pair-2 KB ingested without the graph, every file once; wall / CPU of the process):",
     "",
     "| part | wall | CPU |",
     "| --- | ---: | ---: |",
-    ...profile.map((x) => `| ${x.part} | ${Math.round(x.ms)} ms | ${Math.round(x.cpu)} ms |`),
+    ...profile.map((x) => `| ${x.part}${x.calls ? ` (${x.calls}×)` : ""} | ${Math.round(x.ms)} ms | ${Number.isNaN(x.cpu) ? "" : `${Math.round(x.cpu)} ms`} |`),
     "",
     "Storage per table and index (bytes):",
     "",

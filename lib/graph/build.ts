@@ -40,6 +40,8 @@ export interface BuiltRelation {
 }
 
 export interface BuiltGraph {
+  /** Every chunk the graph was built from (with or without entities), in the order added. */
+  chunkIds: string[];
   entities: BuiltEntity[];
   mentions: BuiltMention[];
   relations: BuiltRelation[];
@@ -218,6 +220,7 @@ export class GraphBuilder {
       for (const x of list.slice(0, k)) keep.add(x.r);
     }
     return {
+      chunkIds: [...this.contents.keys()],
       entities: [...this.entities.entries()].filter(([norm]) => admitted(norm)).map(([norm, acc]) => acc.finish(norm)),
       mentions: [...this.mentions.values()].filter((m) => admitted(m.norm)),
       relations: candidates.filter((r) => keep.has(r)),

@@ -162,10 +162,13 @@ function tagWithOffsets(sentence: string, base: number): Tok[] {
   const out: Tok[] = [];
   let pos = 0;
   for (const t of tagged) {
-    const at = sentence.indexOf(t.word, pos);
+    // Read once and copied by name: spreading jieba's native result objects ({ ...t }) cost 3-4×
+    // the tagging itself (docs/bench-graph.md, "Session 12").
+    const word = t.word;
+    const at = sentence.indexOf(word, pos);
     if (at < 0) continue; // never seen; skip a token that does not line up rather than misplace it
-    out.push({ ...t, start: base + at, end: base + at + t.word.length });
-    pos = at + t.word.length;
+    out.push({ word, tag: t.tag, start: base + at, end: base + at + word.length });
+    pos = at + word.length;
   }
   return out;
 }

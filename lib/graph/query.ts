@@ -241,18 +241,27 @@ export async function entityMentions(db: Db, args: { knowledgeId: string; entity
   return rows.map(toPassage);
 }
 
+// A relation's support in a chunk is held by the mention row of one of its ends in that chunk
+// (relation_ids, with [start, end, count] per relation in relation_spans; migration
+// 20261207010000): the two ends' mention rows, by the mentions' primary key. The `perRelation`
+// ($3) strongest supports of each relation ($1), most sentences first.
+const RELATION_PASSAGES = `SELECT x.relation_id::text AS relation_id, x.chunk_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, x.start, x."end", x.count
+       FROM (SELECT r.id AS relation_id, m.chunk_id, m.relation_spans[3 * p.i - 2] AS start, m.relation_spans[3 * p.i - 1] AS "end", m.relation_spans[3 * p.i] AS count,
+                    row_number() OVER (PARTITION BY r.id ORDER BY m.relation_spans[3 * p.i] DESC, m.chunk_id) AS rn
+               FROM graph_relations r
+               JOIN graph_mentions m ON m.entity_id = ANY(ARRAY[r.source_id, r.target_id]) AND r.id = ANY(m.relation_ids)
+               CROSS JOIN LATERAL (SELECT array_position(m.relation_ids, r.id) AS i) p
+              WHERE r.id = ANY($1::bigint[]) AND r.knowledge_id = ANY($2::text[])) x
+       JOIN chunks c ON c.id = x.chunk_id JOIN knowledge_files f ON f.id = c.file_id
+      WHERE x.rn <= $3
+      ORDER BY x.relation_id, x.rn`;
+
 export async function relationSupports(db: Db, args: { knowledgeId: string | readonly string[]; relationIds: readonly string[]; perRelation: number }): Promise<Map<string, PassageView[]>> {
   const relationIds = args.relationIds.filter(isGraphId);
   if (relationIds.length === 0) return new Map();
   const kbs = typeof args.knowledgeId === "string" ? [args.knowledgeId] : [...args.knowledgeId];
   const rows = await db.$queryRawUnsafe<(PassageRow & { relation_id: string })[]>(
-    `SELECT x.relation_id::text AS relation_id, x.chunk_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, x.start, x."end", x.count
-       FROM (SELECT s.*, row_number() OVER (PARTITION BY s.relation_id ORDER BY s.count DESC, s.chunk_id) AS rn
-               FROM graph_relation_supports s JOIN graph_relations r ON r.id = s.relation_id
-              WHERE s.relation_id = ANY($1::bigint[]) AND r.knowledge_id = ANY($2::text[])) x
-       JOIN chunks c ON c.id = x.chunk_id JOIN knowledge_files f ON f.id = c.file_id
-      WHERE x.rn <= $3
-      ORDER BY x.relation_id, x.rn`,
+    RELATION_PASSAGES,
     relationIds,
     kbs,
     args.perRelation,
@@ -359,12 +368,15 @@ export async function queryKnowledgeGraph(
 /**
  * EXPLAIN ANALYZE of the statements a depth-2 tool call runs (the benchmark prints them): the
  * search function's body as it runs inside the function (sequential scans off, SET LOCAL in a
- * transaction), then the relations statement.
+ * transaction), the relations statement of the matches, the one of their first neighbours
+ * (depth 2), and the passages statement — with the tool's limits (3 entities, 8 relations, 2
+ * passages each).
  */
 export async function explainGraphQuery(db: PrismaClient, args: { knowledgeIds: readonly string[]; query: string }): Promise<string[]> {
   const plan = async (tx: Db, sql: string, params: unknown[]) =>
     (await tx.$queryRawUnsafe<Record<string, string>[]>(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, ...params)).map((r) => Object.values(r)[0]).join("\n");
-  const params = searchParams({ ...args, limit: 3 });
+  const limits = { maxEntities: 3, maxRelations: 8, passagesPerRelation: 2 };
+  const params = searchParams({ ...args, limit: limits.maxEntities });
   if (!params) return [];
   const [fn] = await db.$queryRawUnsafe<{ body: string }[]>(`SELECT prosrc AS body FROM pg_proc WHERE proname = 'graph_search_entities'`);
   const out = [
@@ -373,7 +385,22 @@ export async function explainGraphQuery(db: PrismaClient, args: { knowledgeIds: 
       return plan(tx, fn!.body.replace("ANY($1)", "ANY($1::text[])").replace("ANY($5)", "ANY($5::text[])"), params);
     }),
   ];
-  const matched = await searchEntities(db, { ...args, limit: 3 });
-  if (matched.length > 0) out.push(await plan(db, RELATIONS_OF, [[...args.knowledgeIds], matched.map((e) => e.id), matched.map((e) => e.id), 8]));
+  const matched = await searchEntities(db, { ...args, limit: limits.maxEntities });
+  if (matched.length === 0) return out;
+  const ids = matched.map((e) => e.id);
+  out.push(await plan(db, RELATIONS_OF, [[...args.knowledgeIds], ids, ids, limits.maxRelations]));
+  const first = await relationsOfGroups(db, args.knowledgeIds, new Map(ids.map((c) => [c, [c]])), limits.maxRelations);
+  const grp: string[] = [];
+  const eid: string[] = [];
+  for (const [c, rels] of first) {
+    for (const r of rels.slice(0, hopCount(limits.maxRelations))) {
+      grp.push(c);
+      eid.push(otherEnd(r, c));
+    }
+  }
+  if (grp.length > 0) out.push(await plan(db, RELATIONS_OF, [[...args.knowledgeIds], grp, eid, limits.maxRelations]));
+  const all = (await expand(db, args.knowledgeIds, ids, 2, limits.maxRelations)).values();
+  const relIds = [...new Set([...all].flat().map((r) => r.id))];
+  if (relIds.length > 0) out.push(await plan(db, RELATION_PASSAGES, [relIds, [...args.knowledgeIds], limits.passagesPerRelation]));
   return out;
 }

@@ -82,6 +82,11 @@ export async function runGraphStage(db: PrismaClient, opts: GraphStageOptions): 
     if (signal.aborted) throw signal.reason;
     await opts.beforeWrite?.();
     const written = await writeFileGraph(db, { knowledgeId, fileId, graph: builder.finish() });
+    if (!written) {
+      // The file was deleted, or reparsed, since its chunks were read: the new chunks' own graph
+      // stage writes their graph and the file's graph status (this one must not overwrite it).
+      return { status: "skipped", entities: 0, relations: 0, tokens, message: "The file's passages changed while its graph was built." };
+    }
     const message = skippedChunks > 0 ? `The model's answer was unusable for ${skippedChunks} of ${chunks.length} passages; those kept the offline extractor's entities only.` : null;
     await setStatus(db, fileId, { graphStatus: "success", graphPercent: 100, graphTokens: tokens, graphErrorCode: null, graphErrorMessage: message });
     return { status: "success", entities: written.entities, relations: written.relations, tokens, message: message ?? "Graph built" };

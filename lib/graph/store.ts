@@ -1,123 +1,218 @@
 import "server-only";
 // Writes a file's graph. Entities are merged per KB by normalized name (the unique key), their
-// aliases united and their counts added; mentions and relation supports point at the file's
-// chunks, so the chunks' deletion (reparse, file or KB delete) removes them and the DELETE
-// triggers of migration 20261204060000 decrement the counts and remove what no chunk supports.
-// Entity and relation ids are BIGSERIAL (migration 20261205093000): handled here as their decimal
-// strings, the form the API sends.
+// aliases united and their counts added; mentions (which also carry the relations' supports)
+// point at the file's chunks, so the chunks' deletion (reparse, file or KB delete) removes them
+// and the DELETE triggers (migrations 20261204060000, 20261207010000) decrement the counts and
+// remove what no chunk supports.
+// Entity and relation ids are BIGSERIAL (migration 20261205093000): the writer never handles
+// them; the statement joins what its upserts return.
+import { runAtomic, type AtomicStatement } from "@/lib/db/client";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
-import type { BuiltGraph } from "./build";
+import type { BuiltEntity, BuiltGraph, BuiltMention } from "./build";
 
-type Tx = Pick<PrismaClient, "$executeRawUnsafe" | "$queryRawUnsafe">;
+/**
+ * Mention rows plus supports per statement: a file's chunks are written in groups of about this
+ * many rows, each group one statement (the cmrc2018 benchmark's files are one group each).
+ */
+const GROUP_ROWS = 20_000;
+const TX_TIMEOUT_MS = 10 * 60_000;
 
-const BATCH = 2000;
+// The graph rows a file's chunks hold: their mentions, and with them the relation supports those
+// mention rows carry (the DELETE trigger of graph_mentions lowers the counts and drops what
+// nothing supports any more).
+const DELETE_FILE_GRAPH_SQL = `DELETE FROM graph_mentions WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = $1)`;
 
-function batches<T>(rows: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += BATCH) out.push(rows.slice(i, i + BATCH));
-  return out;
+// One group of a file's chunks in one statement: the entities they mention upserted (counts
+// added), then the relations they support, joined to the entities' ids by what the upsert
+// returned, upserted (counts added), then the mention rows, each holding the supports of the
+// relations it is the holder of in its chunk (relation_ids, and [start, end, count] per relation
+// in relation_spans). Every join is on what the statement itself returned: no index lookup of an
+// entity or relation per row.
+const WRITE_GROUP_SQL = `
+WITH ent AS (
+  INSERT INTO graph_entities (knowledge_id, name, norm_name, type, aliases, description, mention_count)
+  SELECT $1, u.name, u.norm, u.type, ARRAY(SELECT jsonb_array_elements_text(u.aliases::jsonb)), u.description, u.n
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[]) AS u(norm, name, type, aliases, description, n)
+  ON CONFLICT (knowledge_id, norm_name) DO UPDATE
+     SET aliases = ARRAY(SELECT DISTINCT a FROM unnest(graph_entities.aliases || EXCLUDED.aliases || ARRAY[EXCLUDED.name]) AS a
+                          WHERE a <> graph_entities.name ORDER BY a LIMIT 20),
+         description = CASE WHEN graph_entities.description = '' THEN EXCLUDED.description ELSE graph_entities.description END,
+         mention_count = graph_entities.mention_count + EXCLUDED.mention_count
+  RETURNING id, norm_name
+), rin AS (
+  SELECT r.i, s.id AS source_id, t.id AS target_id, r.relation, r.description, r.n
+    FROM unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::int[]) WITH ORDINALITY AS r(src, tgt, relation, description, n, i)
+    JOIN ent s ON s.norm_name = r.src
+    JOIN ent t ON t.norm_name = r.tgt
+), rel AS (
+  INSERT INTO graph_relations (knowledge_id, source_id, target_id, relation, description, support_count)
+  SELECT $1, source_id, target_id, relation, description, n FROM rin
+  ON CONFLICT (source_id, target_id, relation) DO UPDATE SET support_count = graph_relations.support_count + EXCLUDED.support_count
+  RETURNING id, source_id, target_id, relation
+), held AS (
+  SELECT s.holder, s.chunk_id,
+         array_agg(rel.id ORDER BY rel.id, x.k) FILTER (WHERE x.k = 1) AS ids,
+         array_agg(x.v ORDER BY rel.id, x.k) AS spans
+    FROM unnest($13::int[], $14::text[], $15::text[], $16::int[], $17::int[], $18::int[]) AS s(rel, holder, chunk_id, st, en, n)
+    JOIN rin ON rin.i = s.rel
+    JOIN rel ON rel.source_id = rin.source_id AND rel.target_id = rin.target_id AND rel.relation = rin.relation
+    CROSS JOIN LATERAL unnest(ARRAY[s.st, s.en, s.n]) WITH ORDINALITY AS x(v, k)
+   GROUP BY s.holder, s.chunk_id
+)
+INSERT INTO graph_mentions (entity_id, chunk_id, start, "end", count, relation_ids, relation_spans)
+SELECT ent.id, m.chunk_id, m.st, m.en, m.n, held.ids, held.spans
+  FROM unnest($19::text[], $20::text[], $21::int[], $22::int[], $23::int[]) AS m(norm, chunk_id, st, en, n)
+  JOIN ent ON ent.norm_name = m.norm
+  LEFT JOIN held ON held.holder = m.norm AND held.chunk_id = m.chunk_id`;
+
+interface HeldSupport {
+  relation: number;
+  holder: string;
+  chunkId: string;
+  start: number;
+  end: number;
+  count: number;
 }
 
-/** Removes the graph rows a file's chunks hold (the triggers drop what is left unsupported). */
-export async function deleteFileGraph(tx: Tx, fileId: string): Promise<void> {
-  await tx.$executeRawUnsafe(`DELETE FROM graph_relation_supports WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = $1)`, fileId);
-  await tx.$executeRawUnsafe(`DELETE FROM graph_mentions WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = $1)`, fileId);
+interface GroupRelation {
+  source: string;
+  target: string;
+  relation: string;
+  description: string;
+  count: number;
+}
+
+/** One statement's rows: the entities, relations, supports and mentions of a group of chunks. */
+class Group {
+  readonly entities = new Map<string, { entity: BuiltEntity; count: number }>();
+  readonly relations = new Map<string, GroupRelation & { index: number }>();
+  readonly supports: HeldSupport[] = [];
+  readonly mentions: BuiltMention[] = [];
+
+  statement(knowledgeId: string): AtomicStatement {
+    const entities = [...this.entities.values()];
+    const relations = [...this.relations.values()];
+    return {
+      sql: WRITE_GROUP_SQL,
+      params: [
+        knowledgeId,
+        entities.map((e) => e.entity.norm),
+        entities.map((e) => e.entity.name),
+        entities.map((e) => e.entity.type),
+        entities.map((e) => JSON.stringify(e.entity.aliases)),
+        entities.map((e) => e.entity.description),
+        entities.map((e) => e.count),
+        relations.map((r) => r.source),
+        relations.map((r) => r.target),
+        relations.map((r) => r.relation),
+        relations.map((r) => r.description),
+        relations.map((r) => r.count),
+        this.supports.map((s) => s.relation),
+        this.supports.map((s) => s.holder),
+        this.supports.map((s) => s.chunkId),
+        this.supports.map((s) => s.start),
+        this.supports.map((s) => s.end),
+        this.supports.map((s) => s.count),
+        this.mentions.map((m) => m.norm),
+        this.mentions.map((m) => m.chunkId),
+        this.mentions.map((m) => m.start),
+        this.mentions.map((m) => m.end),
+        this.mentions.map((m) => m.count),
+      ],
+    };
+  }
 }
 
 /**
- * Replaces the graph of one file in one transaction. The counts are the file's own, added to the
- * KB's by the upserts (no trigger updates every row a second time), so the rows written are
- * exactly the ones counted: chunks that are gone (a reparse replaced them before this write took
- * the file's lock) are dropped first. Entities and relations go in key order, so two files of one
- * KB written at once lock shared rows in the same order.
+ * The file's rows split into groups of whole chunks (counts are sums over chunks, so a group's
+ * counts added to the KB's are exact whatever the split). A relation's support in a chunk is held
+ * by its source's mention row of that chunk (the extractor only relates names the chunk
+ * mentions), the target's where the source has none; one neither end holds is not written.
  */
-export async function writeFileGraph(db: PrismaClient, args: { knowledgeId: string; fileId: string; graph: BuiltGraph }): Promise<{ entities: number; relations: number }> {
+function groupRows(graph: BuiltGraph): { groups: Group[]; entities: number; relations: number } {
+  const mentionKey = (norm: string, chunkId: string) => `${norm}\u0000${chunkId}`;
+  const byChunk = new Map<string, { mentions: BuiltMention[]; supports: { r: number; s: Omit<HeldSupport, "relation"> }[] }>(graph.chunkIds.map((id) => [id, { mentions: [], supports: [] }]));
+  const mentioned = new Set<string>();
+  for (const m of graph.mentions) {
+    const c = byChunk.get(m.chunkId);
+    if (!c) continue;
+    c.mentions.push(m);
+    mentioned.add(mentionKey(m.norm, m.chunkId));
+  }
+  const entities = new Map(graph.entities.map((e) => [e.norm, e]));
+  graph.relations.forEach((r, i) => {
+    for (const s of r.supports) {
+      const holder = mentioned.has(mentionKey(r.source, s.chunkId)) ? r.source : mentioned.has(mentionKey(r.target, s.chunkId)) ? r.target : null;
+      if (holder && entities.has(r.source) && entities.has(r.target)) byChunk.get(s.chunkId)?.supports.push({ r: i, s: { holder, chunkId: s.chunkId, start: s.start, end: s.end, count: s.count } });
+    }
+  });
+
+  const groups: Group[] = [];
+  const writtenEntities = new Set<string>();
+  const writtenRelations = new Set<number>();
+  let g = new Group();
+  let rows = 0;
+  for (const [, c] of byChunk) {
+    if (rows > 0 && rows + c.mentions.length + c.supports.length > GROUP_ROWS) {
+      groups.push(g);
+      g = new Group();
+      rows = 0;
+    }
+    rows += c.mentions.length + c.supports.length;
+    for (const m of c.mentions) {
+      const entity = entities.get(m.norm);
+      if (!entity) continue;
+      g.mentions.push(m);
+      const e = g.entities.get(m.norm);
+      if (e) e.count += m.count;
+      else g.entities.set(m.norm, { entity, count: m.count });
+      writtenEntities.add(m.norm);
+    }
+    for (const { r, s } of c.supports) {
+      const built = graph.relations[r]!;
+      const key = `${built.source}\u0000${built.target}\u0000${built.relation}`;
+      let rel = g.relations.get(key);
+      if (!rel) g.relations.set(key, (rel = { source: built.source, target: built.target, relation: built.relation, description: built.description, count: 0, index: g.relations.size + 1 }));
+      rel.count += s.count;
+      g.supports.push({ relation: rel.index, ...s });
+      writtenRelations.add(r);
+    }
+  }
+  if (rows > 0) groups.push(g);
+  return { groups, entities: writtenEntities.size, relations: writtenRelations.size };
+}
+
+/**
+ * Replaces the graph of one file in one transaction, as one list of statements (on embedded
+ * PGlite one message to its thread, without Prisma's per-statement work; docs/bench-graph.md
+ * "Session 12"):
+ *
+ * 1. The file row, locked (and its sentence count written): orders this write after a chunk
+ *    replacement of the same file, which locks it too. A file that is gone writes nothing.
+ * 2. An advisory lock per KB: two files of one KB written at once would otherwise lock shared
+ *    entity and relation rows in the orders of their own statements.
+ * 3. The chunks the graph was built from, locked FOR KEY SHARE in one statement (what per-row
+ *    foreign-key checks did until migration 20261207010000): if any is gone, the file was
+ *    reparsed or deleted meanwhile and nothing is written (the new chunks get their own graph
+ *    stage); otherwise none can go before this commits.
+ * 4. The file's previous graph removed; 5. the new one written, group by group.
+ *
+ * Returns null when nothing was written for those reasons.
+ */
+export async function writeFileGraph(db: PrismaClient, args: { knowledgeId: string; fileId: string; graph: BuiltGraph }): Promise<{ entities: number; relations: number } | null> {
   const { knowledgeId, fileId, graph } = args;
-  return db.$transaction(
-    async (tx) => {
-      // The file row lock orders this write after a concurrent chunk replacement of the same file.
-      await tx.$queryRawUnsafe(`SELECT id FROM knowledge_files WHERE id = $1 FOR UPDATE`, fileId);
-      await deleteFileGraph(tx, fileId);
-      const live = new Set((await tx.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM chunks WHERE file_id = $1`, fileId)).map((r) => r.id));
-      const mentions = graph.mentions.filter((m) => live.has(m.chunkId));
-      const mentionCounts = new Map<string, number>();
-      for (const m of mentions) mentionCounts.set(m.norm, (mentionCounts.get(m.norm) ?? 0) + m.count);
-      const entities = graph.entities.filter((e) => mentionCounts.has(e.norm)).sort((a, b) => (a.norm < b.norm ? -1 : a.norm > b.norm ? 1 : 0));
-
-      const ids = new Map<string, string>();
-      for (const part of batches(entities)) {
-        const rows = await tx.$queryRawUnsafe<{ id: string; norm_name: string }[]>(
-          `INSERT INTO graph_entities (knowledge_id, name, norm_name, type, aliases, description, mention_count)
-           SELECT $1, u.name, u.norm, u.type, ARRAY(SELECT jsonb_array_elements_text(u.aliases::jsonb)), u.description, u.n
-             FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[]) AS u(name, norm, type, aliases, description, n)
-           ON CONFLICT (knowledge_id, norm_name) DO UPDATE
-              SET aliases = ARRAY(SELECT DISTINCT a FROM unnest(graph_entities.aliases || EXCLUDED.aliases || ARRAY[EXCLUDED.name]) AS a
-                                   WHERE a <> graph_entities.name ORDER BY a LIMIT 20),
-                  description = CASE WHEN graph_entities.description = '' THEN EXCLUDED.description ELSE graph_entities.description END,
-                  mention_count = graph_entities.mention_count + EXCLUDED.mention_count
-           RETURNING id::text AS id, norm_name`,
-          knowledgeId,
-          part.map((e) => e.name),
-          part.map((e) => e.norm),
-          part.map((e) => e.type),
-          part.map((e) => JSON.stringify(e.aliases)),
-          part.map((e) => e.description),
-          part.map((e) => mentionCounts.get(e.norm)!),
-        );
-        for (const r of rows) ids.set(r.norm_name, r.id);
-      }
-      for (const part of batches(mentions.filter((m) => ids.has(m.norm)))) {
-        await tx.$executeRawUnsafe(
-          `INSERT INTO graph_mentions (entity_id, chunk_id, start, "end", count)
-           SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[], $5::int[])`,
-          part.map((m) => ids.get(m.norm)!),
-          part.map((m) => m.chunkId),
-          part.map((m) => m.start),
-          part.map((m) => m.end),
-          part.map((m) => m.count),
-        );
-      }
-
-      const relKey = (s: string, t: string, rel: string) => `${s}\u0000${t}\u0000${rel}`;
-      const rels = graph.relations
-        .filter((r) => ids.has(r.source) && ids.has(r.target))
-        .map((r) => {
-          const supports = r.supports.filter((s) => live.has(s.chunkId));
-          return { s: ids.get(r.source)!, t: ids.get(r.target)!, relation: r.relation, description: r.description, supports, n: supports.reduce((n, x) => n + x.count, 0) };
-        })
-        .filter((r) => r.n > 0)
-        .sort((a, b) => { const x = relKey(a.s, a.t, a.relation), y = relKey(b.s, b.t, b.relation); return x < y ? -1 : x > y ? 1 : 0; });
-      const relIds = new Map<string, string>();
-      for (const part of batches(rels)) {
-        const rows = await tx.$queryRawUnsafe<{ id: string; source_id: string; target_id: string; relation: string }[]>(
-          `INSERT INTO graph_relations (knowledge_id, source_id, target_id, relation, description, support_count)
-           SELECT $1, u.s, u.t, u.rel, u.d, u.n FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::int[]) AS u(s, t, rel, d, n)
-           ON CONFLICT (source_id, target_id, relation) DO UPDATE SET support_count = graph_relations.support_count + EXCLUDED.support_count
-           RETURNING id::text AS id, source_id::text AS source_id, target_id::text AS target_id, relation`,
-          knowledgeId,
-          part.map((r) => r.s),
-          part.map((r) => r.t),
-          part.map((r) => r.relation),
-          part.map((r) => r.description),
-          part.map((r) => r.n),
-        );
-        for (const f of rows) relIds.set(relKey(f.source_id, f.target_id, f.relation), f.id);
-      }
-      const supports = rels.flatMap((r) => r.supports.map((s) => ({ id: relIds.get(relKey(r.s, r.t, r.relation))!, ...s })));
-      for (const part of batches(supports)) {
-        await tx.$executeRawUnsafe(
-          `INSERT INTO graph_relation_supports (relation_id, chunk_id, start, "end", count)
-           SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[], $5::int[])`,
-          part.map((s) => s.id),
-          part.map((s) => s.chunkId),
-          part.map((s) => s.start),
-          part.map((s) => s.end),
-          part.map((s) => s.count),
-        );
-      }
-      await tx.$executeRawUnsafe(`UPDATE knowledge_files SET graph_sentence_count = $2 WHERE id = $1`, fileId, graph.sentenceCount);
-      return { entities: ids.size, relations: relIds.size };
+  const { groups, entities, relations } = groupRows(graph);
+  const statements: AtomicStatement[] = [
+    { sql: `UPDATE knowledge_files SET graph_sentence_count = $2 WHERE id = $1 RETURNING id`, params: [fileId, graph.sentenceCount], requireRows: true },
+    { sql: `SELECT pg_advisory_xact_lock(727002, hashtext($1))`, params: [knowledgeId] },
+    {
+      sql: `SELECT n FROM (SELECT count(*) AS n FROM (SELECT id FROM chunks WHERE id = ANY($1::text[]) AND file_id = $2 FOR KEY SHARE) c) x WHERE n = $3`,
+      params: [graph.chunkIds, fileId, graph.chunkIds.length],
+      requireRows: true,
     },
-    { timeout: 10 * 60_000, maxWait: 60_000 },
-  );
+    { sql: DELETE_FILE_GRAPH_SQL, params: [fileId] },
+    ...groups.map((g) => g.statement(knowledgeId)),
+  ];
+  const res = await runAtomic(db, statements, { timeoutMs: TX_TIMEOUT_MS });
+  return res.failedAt === null ? { entities, relations } : null;
 }

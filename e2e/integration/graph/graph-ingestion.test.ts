@@ -31,13 +31,25 @@ async function snapshot(t: TestEnv, kbId: string) {
   return { entities: entities.map((r) => r.k), relations: relations.map((r) => r.k) };
 }
 
-/** No entity without a mention, no relation without a support, counts equal to their rows. */
+/** A relation's supports: the [start, end, count] entries the mention rows of its ends hold for it (migration 20261207010000). */
+const SUPPORTS = `(SELECT m.entity_id, m.chunk_id, x.rid AS relation_id, m.relation_spans[3 * x.i] AS count
+                     FROM graph_mentions m CROSS JOIN LATERAL unnest(m.relation_ids) WITH ORDINALITY AS x(rid, i))`;
+
+/**
+ * No entity without a mention, no relation without a support, counts equal to their rows, each
+ * support held by a mention of one of the relation's ends, no row pointing at a chunk, entity or
+ * relation that is gone (there are no foreign keys: triggers keep this).
+ */
 async function expectConsistent(t: TestEnv) {
   const bad = await t.db.$queryRawUnsafe<{ n: number }[]>(`
     SELECT (SELECT count(*) FROM graph_entities e WHERE e.mention_count <> (SELECT coalesce(sum(count), 0) FROM graph_mentions m WHERE m.entity_id = e.id))
          + (SELECT count(*) FROM graph_entities e WHERE NOT EXISTS (SELECT 1 FROM graph_mentions m WHERE m.entity_id = e.id))
-         + (SELECT count(*) FROM graph_relations r WHERE r.support_count <> (SELECT coalesce(sum(count), 0) FROM graph_relation_supports s WHERE s.relation_id = r.id))
-         + (SELECT count(*) FROM graph_relations r WHERE NOT EXISTS (SELECT 1 FROM graph_relation_supports s WHERE s.relation_id = r.id))
+         + (SELECT count(*) FROM graph_relations r WHERE r.support_count <> (SELECT coalesce(sum(count), 0) FROM ${SUPPORTS} s WHERE s.relation_id = r.id))
+         + (SELECT count(*) FROM graph_relations r WHERE NOT EXISTS (SELECT 1 FROM ${SUPPORTS} s WHERE s.relation_id = r.id))
+         + (SELECT count(*) FROM ${SUPPORTS} s LEFT JOIN graph_relations r ON r.id = s.relation_id WHERE r.id IS NULL OR s.entity_id NOT IN (r.source_id, r.target_id))
+         + (SELECT count(*) FROM graph_mentions m WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = m.chunk_id) OR NOT EXISTS (SELECT 1 FROM graph_entities e WHERE e.id = m.entity_id))
+         + (SELECT count(*) FROM graph_relations r WHERE NOT EXISTS (SELECT 1 FROM graph_entities e WHERE e.id = r.source_id) OR NOT EXISTS (SELECT 1 FROM graph_entities e WHERE e.id = r.target_id))
+         + (SELECT count(*) FROM graph_entities e WHERE NOT EXISTS (SELECT 1 FROM knowledges k WHERE k.id = e.knowledge_id))
          + (SELECT count(*) FROM graph_mentions m JOIN chunks c ON c.id = m.chunk_id JOIN graph_entities e ON e.id = m.entity_id WHERE c.knowledge_id <> e.knowledge_id) AS n`);
   expect(Number(bad[0]!.n)).toBe(0);
 }
@@ -91,7 +103,8 @@ describe("knowledge graph stage", () => {
     const before = await snapshot(t, kb);
     await updateGraphSettings(t.db, kb, { enabled: false });
     expect(await t.db.graphEntity.count({ where: { knowledgeId: kb } })).toBe(0);
-    expect(await t.db.graphRelationSupport.count({ where: { chunk: { knowledgeId: kb } } })).toBe(0);
+    expect(await t.db.graphMention.count({ where: { chunk: { knowledgeId: kb } } })).toBe(0);
+    expect(await t.db.graphRelation.count({ where: { knowledgeId: kb } })).toBe(0);
     expect((await t.db.knowledgeFile.findMany({ where: { knowledgeId: kb } })).map((f) => f.graphStatus)).toEqual(["skipped", "skipped", "skipped"]);
     // An upload while it is off is indexed without a graph.
     await t.upload(kb, [{ name: "notes.txt", data: "云笺的管理员在新加坡。" }]);

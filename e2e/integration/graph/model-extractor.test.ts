@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI } from "@/e2e/support/fake-openai-server";
 import { resetEnvForTests } from "@/lib/env";
+import { relationSupports } from "@/lib/graph/query";
 import { openTestEnv, type TestEnv } from "../ingestion/helpers";
 
 // The model extractor through the real chat client against the local OpenAI-compatible test
@@ -60,11 +61,13 @@ describe("model extractor", () => {
     }
     const dev = await t.db.graphEntity.findFirstOrThrow({ where: { knowledgeId: kb, normName: "星河科技有限公司" } });
     expect(dev.description).toBe("云笺的开发商");
-    const rel = await t.db.graphRelation.findFirstOrThrow({ where: { knowledgeId: kb, relation: "开发" }, include: { source: true, target: true, supports: true } });
+    const rel = await t.db.graphRelation.findFirstOrThrow({ where: { knowledgeId: kb, relation: "开发" }, include: { source: true, target: true } });
     expect([rel.source.name, rel.target.name]).toEqual(["星河科技有限公司", "云笺"]);
-    expect(rel.supports).toHaveLength(1);
+    const passages = await relationSupports(t.db, { knowledgeId: kb, relationIds: [String(rel.id)], perRelation: 10 });
+    expect(passages.get(String(rel.id))).toHaveLength(1);
+    expect(passages.get(String(rel.id))![0]!.quote).toContain("星河科技有限公司");
     // The offline extractor ran as well: its co-occurrence relation is there for every chunk.
-    const co = await t.db.graphRelation.findFirstOrThrow({ where: { knowledgeId: kb, relation: "co_occurs" }, include: { supports: true } });
-    expect(co.supports).toHaveLength(3);
+    const co = await t.db.graphRelation.findFirstOrThrow({ where: { knowledgeId: kb, relation: "co_occurs" } });
+    expect((await relationSupports(t.db, { knowledgeId: kb, relationIds: [String(co.id)], perRelation: 10 })).get(String(co.id))).toHaveLength(3);
   });
 });
