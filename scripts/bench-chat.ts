@@ -11,7 +11,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { setPriority, tmpdir } from "node:os";
 import http from "node:http";
 import path from "node:path";
-import { keepAliveTimeoutMs, serverNodeFlags } from "./server-node-flags";
+import { keepAliveTimeoutMs } from "./keep-alive";
 import { threadCpu } from "./thread-cpu";
 
 const LEVELS = (process.env.BENCH_LEVELS ?? "1,10,50").split(",").map(Number);
@@ -153,26 +153,13 @@ async function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 function startServer(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; url: string }> {
-  // The production server's Node flags, then BENCH_NODE_FLAGS (space-separated; to measure others,
-  // later flags win) and BENCH_PROFILE_DIR (a CPU profile of the app process).
+  // BENCH_NODE_FLAGS (space-separated Node flags, to measure them against the plain server) and
+  // BENCH_PROFILE_DIR (a CPU profile of the app process).
   const nodeFlags = [
-    ...fileFlags(),
     ...(process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? []),
     ...(process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []),
   ];
   return NEXT ? startNext(env, nodeFlags) : startHandlers(env, nodeFlags);
-}
-
-/**
- * The flags file's flags, or for an A/B of them BENCH_FILE_FLAGS: "none", or a comma-separated
- * list of the file's flag names to keep (e.g. "--interrupt-budget").
- */
-function fileFlags(): string[] {
-  const keep = process.env.BENCH_FILE_FLAGS;
-  if (keep === undefined || keep === "") return serverNodeFlags();
-  if (keep === "none") return [];
-  const names = keep.split(",").map((n) => n.trim());
-  return serverNodeFlags().filter((f) => names.includes(f.split("=")[0]!));
 }
 
 function startHandlers(env: Record<string, string | undefined>, nodeFlags: string[]): Promise<{ child: ChildProcess; url: string }> {

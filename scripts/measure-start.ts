@@ -5,7 +5,7 @@
 //        [--path /v1/knowledges/tree]
 //
 // Spawns the production server exactly as `npm run start:server` does (scripts/start.sh
-// --no-build: Node flags of scripts/server-node-flags.txt, `next start`), polls PATH every 20 ms
+// --no-build: `next start`), polls PATH every 20 ms
 // from the spawn, and prints every line the server logs with its time since the spawn (Next's
 // "Ready", the boot's "serving after … (database open …)", "background start-up done"), then the
 // first answer's time. Stops the server with SIGTERM (a clean stop, as a user's Ctrl-C) and

@@ -32,6 +32,4 @@ if [[ "${1:-}" != "--no-build" ]] && [[ ! -f .next/BUILD_ID || "$(cat .next/ka-b
   echo "$stamp" > .next/ka-build-stamp
 fi
 echo "[start] serving http://${HOST}:${PORT}"
-# Node flags of the production server (why: see the file).
-read -r -a node_flags <<< "$(grep -v '^#' scripts/server-node-flags.txt | tr '\n' ' ')"
-exec node "${node_flags[@]}" node_modules/next/dist/bin/next start -H "$HOST" -p "$PORT" --keepAliveTimeout "$KEEP_ALIVE_TIMEOUT_MS"
+exec node node_modules/next/dist/bin/next start -H "$HOST" -p "$PORT" --keepAliveTimeout "$KEEP_ALIVE_TIMEOUT_MS"

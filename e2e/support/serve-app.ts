@@ -4,7 +4,7 @@
 // Configuration comes from the environment (DATA_DIR, AUTH_MODE, …). Prints `listening <url>`.
 import path from "node:path";
 import { bootServer } from "@/lib/server/boot";
-import { keepAliveTimeoutMs } from "../../scripts/server-node-flags";
+import { keepAliveTimeoutMs } from "../../scripts/keep-alive";
 import { startTestApp } from "./http-app";
 
 const portArg = process.argv.indexOf("--port");

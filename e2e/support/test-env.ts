@@ -44,12 +44,19 @@ export async function startIntegrationApp(env: Record<string, string> = {}): Pro
   };
 }
 
-export async function freshDatabase(serverUrl: string): Promise<string> {
+/**
+ * A new database on the server of `serverUrl`: a copy of the run's migrated template when there is
+ * one, or `{ empty: true }` a database with no tables (a migration test that writes data in an
+ * older layout first).
+ */
+export async function freshDatabase(serverUrl: string, opts: { empty?: boolean } = {}): Promise<string> {
   const name = `ka_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    // A copy of the run's migrated template (e2e/support/temp-dir-setup.ts), when there is one.
+    const template = opts.empty ? undefined : process.env.KA_TEST_PG_TEMPLATE;
+    await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   } finally {
     await admin.end();
   }

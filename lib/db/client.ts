@@ -1,4 +1,5 @@
 import "server-only";
+import { cpSync, existsSync } from "node:fs";
 import path from "node:path";
 import type { Worker } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
@@ -134,10 +135,25 @@ function pgliteHandle(client: PgliteQueryable, closeClient: () => Promise<void>,
   };
 }
 
+/**
+ * Test runs only: KA_TEST_PGLITE_TEMPLATE names a closed, migrated PGlite directory that a new
+ * embedded database starts as a copy of (built once per run by e2e/support/temp-dir-setup.ts).
+ * initdb in WASM takes 3-14 s on a 2-core machine and the integration suite opens over a hundred
+ * fresh databases; a copy and an open take about a second. The copy is the same files initdb and
+ * the migrations would write, so what a test sees is what a first start gives.
+ */
+function startFromTestTemplate(dir: string): void {
+  const template = process.env.KA_TEST_PGLITE_TEMPLATE;
+  // turbopackIgnore: paths known only at run time (without it the build traces the whole project).
+  if (!template || existsSync(/* turbopackIgnore: true */ dir)) return;
+  cpSync(/* turbopackIgnore: true */ template, /* turbopackIgnore: true */ dir, { recursive: true });
+}
+
 async function openPglite(dataDir: string, inWorker: boolean): Promise<DbHandle> {
   const release = dataDir.startsWith("memory://") ? () => {} : acquireDataDirLock(dataDir);
   try {
     const dir = dataDir.startsWith("memory://") ? dataDir : path.join(dataDir, "pglite");
+    if (!dataDir.startsWith("memory://")) startFromTestTemplate(dir);
     if (inWorker) return await openPgliteWorker(dir, release);
     const client = await createWithBoundedWal(dir, () => PGlite.create(dir, { extensions: { vector, pg_trgm } }));
     try {

