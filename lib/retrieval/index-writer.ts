@@ -158,8 +158,9 @@ export const INSERT_PAGES_SQL = `INSERT INTO posting_pages (knowledge_id, file_i
        FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
             AS u(term, first_tf, first_dl, inc, chunk_ids, tfs, doc_lens, ordinals)`;
 
-/** The INSERT statements of prepared chunks: chunks first, then their postings' pages. */
-function insertStatements(knowledgeId: string, fileId: string, prepared: PreparedChunk[], model: string | null): { statements: AtomicStatement[]; pages: number } {
+/** The INSERT statements of prepared chunks: chunks first, then their postings' pages (exported
+ *  for scripts/postings-layout-bench.ts, which times exactly these statements). */
+export function insertStatements(knowledgeId: string, fileId: string, prepared: PreparedChunk[], model: string | null): { statements: AtomicStatement[]; pages: number } {
   const out: AtomicStatement[] = [];
   for (let start = 0; start < prepared.length; start += CHUNK_BATCH) {
     const batch = prepared.slice(start, start + CHUNK_BATCH);

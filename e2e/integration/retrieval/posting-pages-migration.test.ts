@@ -25,7 +25,7 @@ const PAGES = "20261206000000_posting_pages";
 
 async function openRunner(): Promise<{ db: SqlRunner; close: () => Promise<void> }> {
   if (process.env.TEST_DATABASE_URL) {
-    const client = new pg.Client({ connectionString: await freshDatabase(process.env.TEST_DATABASE_URL) });
+    const client = new pg.Client({ connectionString: await freshDatabase(process.env.TEST_DATABASE_URL, { empty: true }) });
     await client.connect();
     return {
       db: { exec: async (sql) => void (await client.query(sql)), query: async <T,>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as T[] },

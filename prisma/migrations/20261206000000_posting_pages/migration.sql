@@ -183,6 +183,8 @@ CREATE TRIGGER "chunks_delete_posting_pages" AFTER DELETE ON "chunks"
 --    candidate's stored tokens (chunks.tokens, the same tokens its postings were counted from,
 --    space separated, never containing a space; doc_len is its token_count), instead of a
 --    primary-key lookup per (candidate, capped term), which this layout does not have.
+--    (array_positions on an empty string's split, '{}' or '{""}', finds no term: terms are never
+--    empty.)
 CREATE OR REPLACE FUNCTION "retrieval_lexical_search"(
   text[], text[], integer[], float8, float8, integer, integer, integer, text[], text, float8, float8, float8, integer
 ) RETURNS TABLE (kind text, key text, a float8, b float8, hit_knowledge_id text, hit_file_id text,
@@ -311,12 +313,11 @@ BEGIN
     ORDER BY lb DESC, chunk_id
     LIMIT $8
   ), ct AS (
-    -- The capped terms' tf in each candidate, counted in its tokens: each token stands between
-    -- two spaces once the separators are doubled, so " term " occurs once per occurrence.
-    SELECT c.chunk_id, w.term, ch.token_count AS doc_len,
-           (length(d.s) - length(replace(d.s, ' ' || w.term || ' ', ''))) / (length(w.term) + 2) AS tf
+    -- The capped terms' tf in each candidate, counted in its tokens (split once per candidate;
+    -- array_positions compares without building strings: ~3x faster than counting with replace()).
+    SELECT c.chunk_id, w.term, ch.token_count AS doc_len, cardinality(array_positions(d.toks, w.term)) AS tf
     FROM c JOIN chunks ch ON ch.id = c.chunk_id
-    CROSS JOIN LATERAL (SELECT ' ' || replace(ch.tokens, ' ', '  ') || ' ' AS s) d
+    CROSS JOIN LATERAL (SELECT string_to_array(ch.tokens, ' ') AS toks) d
     JOIN w ON w.capped
     WHERE EXISTS (SELECT 1 FROM w WHERE w.capped)
   ), s AS (
