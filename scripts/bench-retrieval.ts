@@ -20,7 +20,8 @@ import { ANSWERABILITY, DEFAULT_LEXICAL_CALIBRATION, type AnswerabilityFeatures 
 import { retrieve } from "@/lib/retrieval/core";
 import { replaceFileChunks } from "@/lib/retrieval/index-writer";
 import { tokenize, DEFAULT_TOKENIZE_OPTIONS } from "@/lib/retrieval/text/tokenize";
-import type { RetrievalContext } from "@/lib/retrieval/types";
+import type { RetrievalContext, RetrievalHit } from "@/lib/retrieval/types";
+import { pairShare, positions, windowMass } from "./phrase-evidence";
 
 // ---------- args ----------
 const argv = process.argv.slice(2);
@@ -230,9 +231,42 @@ async function runQueries(db: PrismaClient, kb: string, chunkToDoc: Map<string, 
     const ds = res.hits.map((h) => chunkToDoc.get(h.chunkId!) ?? "?");
     ranked.set(q.id, ds);
     const a = res.diagnostics.builtin?.answerability;
-    top.set(q.id, { docs: ds, scores: res.hits.map((h) => h.score), features: a && { coverage: a.coverage, matchedShare: a.matchedShare, absentShare: a.absentShare, secondCoverage: a.secondCoverage, rarestMatchedShare: a.rarestMatchedShare, headingShare: a.headingShare, terms: a.terms.length } });
+    top.set(q.id, {
+      docs: ds,
+      scores: res.hits.map((h) => h.score),
+      features: a && { coverage: a.coverage, matchedShare: a.matchedShare, absentShare: a.absentShare, secondCoverage: a.secondCoverage, rarestMatchedShare: a.rarestMatchedShare, headingShare: a.headingShare, terms: a.terms.length, ...(featuresOut ? hitEvidence(q, res.hits, ds, a.terms) : {}) },
+    });
   }
   return { ranked, top, lat };
+}
+
+/**
+ * Evidence of the returned hits the answerability model does not use, dumped with its features
+ * (--features-out) to measure whether it would help (docs/benchmarks-retrieval.md, "Twelfth
+ * session: English abstention"): the rank of the first hit from an evidence document (article on
+ * sentence sets; 0 = none among the hits), the top hit's phrase and passage evidence
+ * (scripts/phrase-evidence.ts) and how much of what the hits hold together the top hit holds.
+ */
+function hitEvidence(q: Query, hits: RetrievalHit[], docIds: string[], terms: { term: string; df: number; weight: number }[]) {
+  const evidence = new Set([...qrels.get(q.id)!.keys()].map(articleOf));
+  const first = docIds.findIndex((d) => evidence.has(articleOf(d)));
+  const weight = new Map(terms.filter((t) => t.df > 0).map((t) => [t.term, t.weight]));
+  // a chunk's tokens as the index stores them (chunk-postings.ts): heading path, then content
+  const tokensOf = (h: RetrievalHit) => tokenize(h.headingPath ? `${h.headingPath}\n${h.content}` : h.content);
+  const top = hits[0] ? tokensOf(hits[0]) : [];
+  const pos = positions(top);
+  const queryTokens = tokenize(q.text);
+  const union = new Set<string>();
+  for (const h of hits) for (const t of tokensOf(h)) if (weight.has(t)) union.add(t);
+  const share = (ts: Iterable<string>) => [...new Set(ts)].reduce((s, t) => s + (weight.get(t) ?? 0), 0);
+  const unionShare = share(union);
+  return {
+    evidenceRank: first + 1,
+    bigramShare: pairShare(queryTokens, pos, weight, 1, 1),
+    pair3: pairShare(queryTokens, pos, weight, 3, 3),
+    win20: windowMass(pos, weight, 20),
+    concentration: unionShare > 0 ? share(top) / unionShare : 0,
+  };
 }
 
 // ---------- baselines ----------

@@ -4,6 +4,8 @@
 //   node --conditions=react-server --import tsx scripts/bench-retrieval.ts --dataset ../shared/bench/cmrc2018-sent --abstention-only --features-out /tmp/cmrc.jsonl
 //   node --conditions=react-server --import tsx scripts/bench-retrieval.ts --dataset ../shared/bench/scifact-train --abstention-only --features-out /tmp/scifact.jsonl
 //   node --import tsx scripts/fit-answerability.ts /tmp/cmrc.jsonl /tmp/scifact.jsonl
+//   … --operating-point (the objective is the operating point), --features=a,b,… (other dumped
+//   signals), --evidence [--current] (refusals split by whether the evidence came first)
 //
 // Logistic regression (IRLS, a small ridge) on the three lexical features, every set weighted
 // equally whatever its size. Reported: the pooled fit; a fit on each half (even / odd indexed
@@ -11,7 +13,7 @@
 // set (how far a one-set fit carries); and for each, the largest τ at which every (set, half)
 // keeps the answerable questions wrongly refused ≤ the target, with the abstention it buys.
 import { readFileSync } from "node:fs";
-import { calibrateLexical, DEFAULT_LEXICAL_CALIBRATION } from "@/lib/retrieval/calibrate";
+import { ANSWERABILITY, calibrateLexical, DEFAULT_LEXICAL_CALIBRATION } from "@/lib/retrieval/calibrate";
 
 interface Row {
   dataset: string;
@@ -31,7 +33,8 @@ const rows: Row[] = files.flatMap((f) =>
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as Row),
 );
-// --features=a,b,… tries other features the benchmark dumps (secondCoverage, rarestMatchedShare);
+// --features=a,b,… tries other features the benchmark dumps (secondCoverage, rarestMatchedShare,
+// headingShare, and with --features-out bigramShare, pair3, win20, concentration);
 // the model in calibrate.ts uses the default three.
 const FEATURES = (process.argv.find((a) => a.startsWith("--features="))?.split("=")[1] ?? "coverage,matchedShare,absentShare").split(",");
 const x = (r: Row) => [1, ...FEATURES.map((f) => Number(r[f] ?? 0))];
@@ -177,4 +180,40 @@ for (const h of [0, 1]) {
 if (datasets.length > 1) {
   for (const d of datasets) report(`Fit on ${d} alone, evaluated on every set`, rows.filter((r) => r.dataset === d), rows);
 }
+// --evidence: why the cut is where it is. Needs the evidenceRank the benchmark dumps (the rank of
+// the first hit from an evidence document among the returned hits). Answerable questions whose
+// first hit is another document look, to any feature of the hits, like unanswerable ones; the AUC
+// of the model's logit (0.5 = indistinguishable) and the curve over τ show it, per (set, half).
+if (process.argv.includes("--evidence")) {
+  const beta = process.argv.includes("--current") ? [ANSWERABILITY.intercept, ANSWERABILITY.coverage, ANSWERABILITY.matchedShare, ANSWERABILITY.absentShare] : pooled.beta;
+  if (beta.length !== NAMES.length) throw new Error("--current needs the default three features");
+  const logit = (r: Row) => x(r).reduce((s, v, k) => s + v * beta[k]!, 0);
+  const auc = (pos: Row[], neg: Row[]) => {
+    const ln = neg.map(logit);
+    let s = 0;
+    for (const p of pos.map(logit)) for (const n of ln) s += p > n ? 1 : p === n ? 0.5 : 0;
+    return pos.length && neg.length ? (s / (pos.length * neg.length)).toFixed(3) : "—";
+  };
+  console.log(`\n### Evidence first or not (${process.argv.includes("--current") ? "the model in calibrate.ts" : "the pooled fit"})`);
+  console.log("| set, half | answerable with the evidence first | AUC vs unanswerable | answerable with another document first (or none) | AUC vs unanswerable |");
+  console.log("| --- | ---: | ---: | ---: | ---: |");
+  for (const [k, g] of groups(rows)) {
+    const ans = g.filter((r) => r.answerable === 1);
+    const first = ans.filter((r) => r.evidenceRank === 1);
+    const other = ans.filter((r) => r.evidenceRank !== 1);
+    const un = g.filter((r) => r.answerable === 0);
+    console.log(`| ${k} | ${pct(first.length / ans.length)} | ${auc(first, un)} | ${pct(other.length / ans.length)} | ${auc(other, un)} |`);
+  }
+  console.log("\n| set, half | τ | refused: evidence first | refused: another first | refused: all answerable | unanswerable abstained |");
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+  for (const [k, g] of groups(rows)) {
+    const ans = g.filter((r) => r.answerable === 1);
+    const un = g.filter((r) => r.answerable === 0);
+    const share = (xs: Row[], tau: number) => pct(xs.filter((r) => refusedAt(beta, tau, r)).length / (xs.length || 1));
+    for (const tau of [0.2, 0.315, 0.4, 0.5, 0.6, 0.7]) {
+      console.log(`| ${k} | ${tau} | ${share(ans.filter((r) => r.evidenceRank === 1), tau)} | ${share(ans.filter((r) => r.evidenceRank !== 1), tau)} | ${share(ans, tau)} | ${share(un, tau)} |`);
+    }
+  }
+}
+
 console.log(`\nPooled model for calibrate.ts: ${JSON.stringify({ ...Object.fromEntries(NAMES.map((n, i) => [n, +pooled.beta[i]!.toFixed(3)])), tau: pooled.tau })}`);
