@@ -256,12 +256,12 @@ async function cost(fileCount: number): Promise<string> {
   // Main before session 12 kept relation supports in a table of their own; since migration
   // 20261207010000 the mention rows hold them (the bench measures both layouts, main against a branch).
   const oldLayout = (await db.$queryRawUnsafe<{ old_layout: boolean }[]>(`SELECT to_regclass('graph_relation_supports') IS NOT NULL AS old_layout`))[0]?.old_layout === true;
-  const tables = ["chunks", "chunk_terms", "graph_entities", "graph_mentions", "graph_relations", ...(oldLayout ? ["graph_relation_supports"] : [])];
+  const tables = ["chunks", "posting_pages", "graph_entities", "graph_mentions", "graph_relations", ...(oldLayout ? ["graph_relation_supports"] : [])];
   await db.$executeRawUnsafe(`VACUUM FULL ${tables.join(", ")}`);
   const chunks = await db.chunk.count({ where: { knowledgeId: on.kb } });
   const [rowBytes] = await db.$queryRawUnsafe<Record<string, bigint | number>[]>(
     `SELECT (SELECT coalesce(sum(pg_column_size(c.*)), 0) FROM chunks c WHERE c.knowledge_id = $1) AS chunks,
-            (SELECT coalesce(sum(pg_column_size(t.*)), 0) FROM chunk_terms t WHERE t.knowledge_id = $1) AS terms,
+            (SELECT coalesce(sum(pg_column_size(t.*)), 0) FROM posting_pages t WHERE t.knowledge_id = $1) AS terms,
             (SELECT coalesce(sum(pg_column_size(e.*)), 0) FROM graph_entities e WHERE e.knowledge_id = $1) AS entities,
             (SELECT coalesce(sum(pg_column_size(m.*)), 0) FROM graph_mentions m JOIN chunks c ON c.id = m.chunk_id WHERE c.knowledge_id = $1) AS mentions,
             (SELECT coalesce(sum(pg_column_size(r.*)), 0) FROM graph_relations r WHERE r.knowledge_id = $1) AS relations,
@@ -351,7 +351,7 @@ async function cost(fileCount: number): Promise<string> {
     `| entities / relations / mention rows / supports (rows, or entries held by mention rows) | ${n(counts[0]!.e)} / ${n(counts[0]!.r)} / ${n(counts[0]!.m)} / ${n(counts[0]!.s)} |`,
     `| row bytes: chunks + postings of the KB | ${mb(chunkRows)} |`,
     `| row bytes: graph of the KB (entities, mentions, relations, supports) | ${mb(graphRows)} = **${((graphRows / chunkRows) * 100).toFixed(0)} %** |`,
-    `| tables with indexes (one KB, after VACUUM FULL): chunks + chunk_terms | ${mb(chunkTotal)} |`,
+    `| tables with indexes (one KB, after VACUUM FULL): chunks + posting_pages | ${mb(chunkTotal)} |`,
     `| tables with indexes (one KB, after VACUUM FULL): graph | ${mb(graphTotal)} = **${((graphTotal / chunkTotal) * 100).toFixed(0)} %** |`,
     `| query_knowledge_graph depth 1, ${queries.length} queries (${d1.hits} with a match), raw handle as the tool: p50 / p95 / max | ${d1.p50.toFixed(1)} / **${d1.p95.toFixed(1)}** / ${d1.max.toFixed(1)} ms |`,
     `| query_knowledge_graph depth 2, raw handle as the tool: p50 / p95 / max | ${d2.p50.toFixed(1)} / **${d2.p95.toFixed(1)}** / ${d2.max.toFixed(1)} ms |`,

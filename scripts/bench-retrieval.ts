@@ -431,12 +431,15 @@ async function scaleRun(lines: string[]) {
   const h = await openFresh();
   try {
     const db = h.prisma;
-    const kb = await createKb(db, `scale-${scale}`);
+    // --reuse-db: the scaled KB built by an earlier run in that directory is queried again
+    // (building 200k chunks takes many minutes; the latency is measured on its own).
+    const prior = reuseDir ? await db.knowledge.findFirst({ where: { name: `scale-${scale}` } }) : null;
+    const kb = prior?.id ?? (await createKb(db, `scale-${scale}`));
     let rnd = 42;
     const next = () => ((rnd = (rnd * 1103515245 + 12345) & 0x7fffffff), rnd);
     const perFile = 200;
     const t0 = performance.now();
-    for (let f = 0; f * perFile < scale; f++) {
+    for (let f = 0; !prior && f * perFile < scale; f++) {
       const fileId = `${kb}-f${f}`;
       await db.knowledgeFile.create({
         data: { id: fileId, knowledgeId: kb, name: `synthetic-${f}.txt`, fileType: "txt", mimeType: "text/plain", size: 1n, sha256: fileId, storageKey: fileId, status: "success" },
@@ -460,13 +463,26 @@ async function scaleRun(lines: string[]) {
     const ctx = ctxFor(kb);
     for (const q of qs.slice(0, 10)) await retrieve({ query: q.text, topK: 8, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta });
     const lat: number[] = [];
+    const dump: string[] = [];
     for (const q of qs) {
       const s = performance.now();
-      await retrieve({ query: q.text, topK: 8, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta });
+      const res = await retrieve({ query: q.text, topK: 8, knowledgeBaseIds: [kb] }, ctx, { db, postingsCap, bm25Delta });
       lat.push(performance.now() - s);
+      if (arg("dump")) dump.push(JSON.stringify({ q: q.id, hits: res.hits.map((x) => [x.chunkId, x.score]) }));
+    }
+    if (arg("dump")) {
+      // Chunk ids are random per build: name each hit by its file's position and its ordinal.
+      const ids = [...new Set(dump.flatMap((l) => (JSON.parse(l) as { hits: [string, number][] }).hits.map((x) => x[0])))];
+      const pos = new Map(
+        (await db.$queryRawUnsafe<{ id: string; f: string; o: number }[]>(`SELECT id, file_id AS f, ordinal AS o FROM chunks WHERE id = ANY($1::text[])`, ids)).map((r) => [
+          r.id,
+          `${r.f.slice(r.f.lastIndexOf("-f") + 2)}/${r.o}`,
+        ]),
+      );
+      writeFileSync(arg("dump")!, dump.map((l) => l.replace(/"([0-9a-f-]{36})"/g, (_, id: string) => `"${pos.get(id) ?? id}"`)).join("\n") + "\n");
     }
     const stats = await db.$queryRawUnsafe<{ n: number; t: number }[]>(
-      `SELECT (SELECT count(*) FROM chunks WHERE knowledge_id = $1)::int AS n, (SELECT count(*) FROM chunk_terms WHERE knowledge_id = $1)::int AS t`,
+      `SELECT (SELECT count(*) FROM chunks WHERE knowledge_id = $1)::int AS n, (SELECT coalesce(sum(cardinality(chunk_ids)), 0) FROM posting_pages WHERE knowledge_id = $1)::int AS t`,
       kb,
     );
     lines.push(
@@ -514,6 +530,9 @@ async function main() {
       const { chunkToDoc, ms, files } = await indexDocs(db, kb, docs, !!prior);
       console.log(`indexed ${docs.length} docs in ${files} files: ${f1(ms / 1000)} s`);
       const r = await runQueries(db, kb, chunkToDoc, queries);
+      // --dump FILE: each query's ranked documents and scores, one JSON line per query (to compare
+      // two versions' rankings hit by hit).
+      if (arg("dump")) writeFileSync(arg("dump")!, queries.map((q) => JSON.stringify({ q: q.id, ...r.top.get(q.id), features: undefined })).join("\n") + "\n");
       main = { m: evaluate(r.ranked, queries), indexMs: ms, lat: r.lat, files, chunks: chunkToDoc.size, ranked: r.ranked };
     } finally {
       await h.close();

@@ -117,11 +117,14 @@ async function main() {
   for (let k = 1; k < copies; k++) {
     // Every column copied as is, except the ids and the per-KB unique ones, which get a suffix.
     const suffixed = new Set(["id", "file_id", "chunk_id", "sha256", "storage_key", "name"]);
-    for (const table of ["knowledge_files", "chunks", "chunk_terms"]) {
+    for (const table of ["knowledge_files", "chunks", "posting_pages"]) {
       const cols = (await db.$queryRawUnsafe<Array<{ c: string }>>(`SELECT column_name AS c FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema() ORDER BY ordinal_position`, table)).map((r) => r.c);
       const list = cols.map((c) => `"${c}"`).join(", ");
-      const exprs = cols.map((c) => (suffixed.has(c) && !(table === "chunk_terms" && c === "name") ? `"${c}" || '-c${k}'` : `"${c}"`)).join(", ");
-      const own = table === "chunk_terms" ? `chunk_id NOT LIKE '%-c%'` : table === "chunks" ? `id NOT LIKE '%-c%'` : `id NOT LIKE '%-c%'`;
+      // A page's chunk ids are an array: each element gets the suffix, in order.
+      const expr = (c: string) =>
+        c === "chunk_ids" ? `(SELECT array_agg(x || '-c${k}' ORDER BY o) FROM unnest("chunk_ids") WITH ORDINALITY AS u(x, o))` : suffixed.has(c) ? `"${c}" || '-c${k}'` : `"${c}"`;
+      const exprs = cols.map(expr).join(", ");
+      const own = table === "posting_pages" ? `file_id NOT LIKE '%-c%'` : `id NOT LIKE '%-c%'`;
       await db.$executeRawUnsafe(`INSERT INTO ${table} (${list}) SELECT ${exprs} FROM ${table} WHERE knowledge_id = $1 AND ${own}`, kb);
     }
     n += n / k;

@@ -3,8 +3,10 @@
 //
 //   node --conditions=react-server --import tsx scripts/postings-layout-bench.ts <variant> [--md-mb 10] [--batch 256]
 //
-// Variants: base | no-stats | no-pk | no-impact | no-trgm | bare (breakdown of the current
-// layout), int-pk | int-nopk | lists (prototype layouts). Each run uses a fresh PGlite data
+// Variants: base | no-stats | no-pk | no-impact | no-trgm | bare (breakdown of the former
+// one-row-per-posting layout, chunk_terms, migrations before 20261205100000), int-pk | int-nopk |
+// lists (prototype layouts), pages (the product: all migrations, posting_pages, and the index
+// writer's own statements, insertStatements), pages-no-trgm (the same without the trigram index). Each run uses a fresh PGlite data
 // directory on disk with all migrations applied, writes the file's chunks in fixed batches (each
 // one transaction: chunks then postings, as the index writer does) and prints per-part timings.
 import { cpSync, mkdtempSync, rmSync, writeFileSync, existsSync, readFileSync, statSync, readdirSync } from "node:fs";
@@ -18,6 +20,7 @@ import { applyMigrations, migrationsDir } from "@/lib/db/migrate";
 import { runParseTask } from "@/lib/ingestion/parse-task";
 import { DEFAULT_CONTENT_LIMITS } from "@/lib/ingestion/types";
 import { chunkPostings, type IndexableChunk } from "@/lib/retrieval/chunk-postings";
+import { insertStatements } from "@/lib/retrieval/index-writer";
 import type { ChunkInput } from "@/lib/retrieval/types";
 
 const args = process.argv.slice(2);
@@ -141,14 +144,15 @@ async function main() {
   const pg = await PGlite.create(dir, { extensions: { vector, pg_trgm } });
   // The schema as of main before 20261205100000_postings_seq: the prototypes add their own tables.
   const migDir = mkdtempSync(path.join(tmpdir(), "postings-bench-mig-"));
-  for (const n of readdirSync(migrationsDir())) if (n < "20261205100000") cpSync(path.join(migrationsDir(), n), path.join(migDir, n), { recursive: true });
+  const pages = variant.startsWith("pages");
+  for (const n of readdirSync(migrationsDir())) if (pages || n < "20261205100000") cpSync(path.join(migrationsDir(), n), path.join(migDir, n), { recursive: true });
   await applyMigrations({ exec: async (s) => void (await pg.exec(s)), query: async (s, p) => (await pg.query(s, p as unknown[])).rows as never }, migDir);
   for (const s of [`ALTER SYSTEM SET max_wal_size = '64MB'`, `ALTER SYSTEM SET min_wal_size = '32MB'`, `SELECT pg_reload_conf()`]) await pg.exec(s);
   const layout = ["int-pk", "int-nopk", "int-chunkidx", "lists"].includes(variant);
   if (variant === "no-stats" || variant === "bare") await pg.exec(`DROP TRIGGER chunk_terms_stats_insert ON chunk_terms`);
   if (variant === "no-pk" || variant === "bare") await pg.exec(`ALTER TABLE chunk_terms DROP CONSTRAINT chunk_terms_pkey`);
   if (variant === "no-impact" || variant === "bare") await pg.exec(`DROP INDEX chunk_terms_impact_idx`);
-  if (variant === "no-trgm" || variant === "bare") await pg.exec(`DROP INDEX chunks_content_trgm_idx`);
+  if (variant === "no-trgm" || variant === "bare" || variant === "pages-no-trgm") await pg.exec(`DROP INDEX chunks_content_trgm_idx`);
   if (layout) {
     await pg.exec(LAYOUT_SQL.common! + LAYOUT_SQL[variant]! + (variant === "lists" ? LISTS_TRIGGER : STATS_TRIGGER));
   }
@@ -177,6 +181,16 @@ async function main() {
     const b = prepared.slice(s, s + BATCH);
     await pg.exec("BEGIN");
     let t = performance.now();
+    if (pages) {
+      // The index writer's statements for this batch, timed one by one.
+      const { statements } = insertStatements(kb, file, b.map((x) => ({ id: randomUUID(), input: x.c, postings: x.p, vector: null })), null);
+      for (const st of statements) {
+        t = performance.now();
+        await pg.query(st.sql, st.params as unknown[]);
+        if (st.sql.includes("INSERT INTO chunks")) part.chunks += performance.now() - t;
+        else part.postings += performance.now() - t;
+      }
+    } else {
     const ids = b.map(() => randomUUID());
     const r = await pg.query<{ seq: string }>(
       `INSERT INTO chunks (id, knowledge_id, file_id, ordinal, content, page_start, page_end, heading_path, tokens, token_count, embedding, embedding_model, page_marks)
@@ -227,6 +241,7 @@ async function main() {
       );
     }
     part.postings += performance.now() - t;
+    }
     t = performance.now();
     await pg.exec("COMMIT");
     part.commit += performance.now() - t;
@@ -248,12 +263,12 @@ async function main() {
   // Sizes of the postings relations.
   const sizes = (
     await pg.query<{ name: string; mb: number }>(
-      `SELECT relname AS name, round(pg_relation_size(oid) / 1048576.0, 1)::float8 AS mb FROM pg_class WHERE relname IN ('chunk_terms','chunk_terms_pkey','chunk_terms_impact_idx','postings','postings_pkey','postings_impact','postings_chunk','chunks','chunks_content_trgm_idx','retrieval_term_stats','term_stats2') ORDER BY 2 DESC`,
+      `SELECT relname AS name, round(pg_total_relation_size(oid) / 1048576.0, 1)::float8 AS mb FROM pg_class WHERE relname IN ('chunk_terms','chunk_terms_pkey','chunk_terms_impact_idx','postings','postings_pkey','postings_impact','postings_chunk','chunks','chunks_content_trgm_idx','retrieval_term_stats','term_stats2','posting_pages','posting_pages_level_idx','posting_pages_file_idx') ORDER BY 2 DESC`,
     )
   ).rows;
 
   // Reads on the same data: the statements' access patterns of retrieval_lexical_search.
-  await pg.exec(layout ? `VACUUM (ANALYZE) postings` : `VACUUM (ANALYZE) chunk_terms`);
+  await pg.exec(pages ? `VACUUM (ANALYZE) posting_pages` : layout ? `VACUUM (ANALYZE) postings` : `VACUUM (ANALYZE) chunk_terms`);
   const qTerms = ["knowledg", "retriev", "vector", "cluster", "budget", "restor"].map((w) => w);
   const termsPresent = layout
     ? (await pg.query<{ term: string }>(`SELECT term FROM term_stats2 ORDER BY df DESC LIMIT 12`)).rows.map((r) => r.term)
@@ -266,7 +281,17 @@ async function main() {
   for (let rep = 0; rep < 20; rep++) {
     const term = termsPresent[rep % termsPresent.length]!;
     let t = performance.now();
-    if (variant === "lists") {
+    if (pages) {
+      // retrieval_lexical_search's read of a capped term (pc): pages in level order, cut by inc.
+      await pg.query(
+        `SELECT e.chunk_id, e.tf, e.doc_len FROM (
+           SELECT r.chunk_ids, r.tfs, r.doc_lens, coalesce(sum(r.inc) OVER (ORDER BY r.first_tf DESC, r.first_dl RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP), 0) AS before
+           FROM (SELECT * FROM posting_pages p WHERE p.knowledge_id = $1 AND p.term = $2 ORDER BY p.first_tf DESC, p.first_dl FETCH FIRST 1000 ROWS WITH TIES) r) pg
+         CROSS JOIN LATERAL unnest(pg.chunk_ids, pg.tfs, pg.doc_lens) AS e(chunk_id, tf, doc_len)
+         WHERE pg.before < 1000 ORDER BY e.tf DESC, e.doc_len, e.chunk_id LIMIT 1000`,
+        [kb, term],
+      );
+    } else if (variant === "lists") {
       await pg.query(`SELECT x.c, x.tf, x.l FROM postings p, unnest(p.chunks, p.tfs, p.doc_lens) AS x(c, tf, l) WHERE p.kb = $1 AND p.term = $2 ORDER BY x.tf DESC, x.l, x.c LIMIT 1000`, [kbSeq, term]);
     } else if (layout) {
       await pg.query(`SELECT chunk, file, tf, doc_len FROM postings WHERE kb = $1 AND term = $2 ORDER BY tf DESC, doc_len, chunk LIMIT 1000`, [kbSeq, term]);
@@ -277,7 +302,14 @@ async function main() {
     // 400 candidates x 3 capped terms: exact tf (the PK lookups of the final step).
     const three = [termsPresent[rep % 12]!, termsPresent[(rep + 1) % 12]!, termsPresent[(rep + 2) % 12]!];
     t = performance.now();
-    if (variant === "int-pk") {
+    if (pages) {
+      // The capped terms' tf in each candidate, counted in its tokens (as the function does).
+      await pg.query(
+        `SELECT ch.id, w.t, cardinality(array_positions(d.a, w.t)) AS tf
+         FROM chunks ch CROSS JOIN LATERAL (SELECT string_to_array(ch.tokens, ' ') AS a) d CROSS JOIN unnest($2::text[]) w(t) WHERE ch.id = ANY($1::text[])`,
+        [sampleChunks, three],
+      );
+    } else if (variant === "int-pk") {
       await pg.query(`SELECT p.chunk, p.term, p.tf FROM unnest($1::bigint[]) c(k) CROSS JOIN unnest($2::text[]) w(t) JOIN postings p ON p.chunk = c.k AND p.term = w.t`, [sampleChunks, three]);
     } else if (variant === "int-chunkidx") {
       await pg.query(`SELECT p.chunk, p.term, p.tf FROM postings p WHERE p.chunk = ANY($1::bigint[]) AND p.term = ANY($2::text[])`, [sampleChunks, three]);
@@ -293,7 +325,8 @@ async function main() {
     times.lookup!.push(performance.now() - t);
     // Every posting of one term (an uncapped term's read, here on a common one: worst case).
     t = performance.now();
-    if (variant === "lists") await pg.query(`SELECT count(*) FROM postings p, unnest(p.chunks) x WHERE p.kb = $1 AND p.term = $2`, [kbSeq, term]);
+    if (pages) await pg.query(`SELECT count(*) FROM posting_pages p, unnest(p.chunk_ids) x WHERE p.knowledge_id = $1 AND p.term = $2`, [kb, term]);
+    else if (variant === "lists") await pg.query(`SELECT count(*) FROM postings p, unnest(p.chunks) x WHERE p.kb = $1 AND p.term = $2`, [kbSeq, term]);
     else if (layout) await pg.query(`SELECT count(*) FROM postings WHERE kb = $1 AND term = $2`, [kbSeq, term]);
     else await pg.query(`SELECT count(*) FROM chunk_terms WHERE knowledge_id = $1 AND term = $2`, [kb, term]);
     times.full!.push(performance.now() - t);

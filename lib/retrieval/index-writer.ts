@@ -1,5 +1,5 @@
 import "server-only";
-// Writes a file's chunks into the lexical (chunk_terms) and vector indexes. The ingestion job
+// Writes a file's chunks into the lexical (posting_pages) and vector indexes. The ingestion job
 // runner and the benchmark both call replaceFileChunks; nothing else writes chunks.
 import { randomUUID } from "node:crypto";
 import { runAtomic, type AtomicStatement } from "@/lib/db/client";
@@ -20,7 +20,6 @@ type Tx = Pick<PrismaClient, "$executeRawUnsafe" | "$queryRawUnsafe">;
 // Rows per INSERT … SELECT FROM unnest(…): one statement with one array parameter per column,
 // so the number of bind parameters does not grow with the batch.
 const CHUNK_BATCH = 1000;
-const TERM_BATCH = 20000;
 const TX_TIMEOUT_MS = 10 * 60_000;
 
 /** Serialise a vector for pgvector's text input; rejects NaN/Infinity (pgvector would too, less clearly). */
@@ -74,22 +73,94 @@ export function prepareChunks(args: ReplaceFileChunksArgs): PreparedChunk[] {
 }
 
 /**
- * One file's postings, found through the primary key (chunk_id, term) by the file's chunk ids:
- * no index of chunk_terms starts with file_id, and filtering on it read the whole table for
- * every file indexed, reparsed or deleted (migration 20261203010000_postings_indexes).
+ * One file's postings: its pages, through the file index of posting_pages (migration
+ * 20261206000000_posting_pages). Deleted before the file's chunks, so the chunks' delete trigger
+ * (which would otherwise remove them) finds none left.
  */
-export const DELETE_FILE_POSTINGS_SQL = `DELETE FROM chunk_terms WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = $1)`;
+export const DELETE_FILE_POSTINGS_SQL = `DELETE FROM posting_pages WHERE file_id = $1`;
 
 async function deleteIn(tx: Tx, fileId: string): Promise<void> {
-  // Postings first, by one statement whose plan the tests check, then chunks. The chunks'
-  // delete trigger (migration 20261203020000_postings_cascade) then finds none of theirs left:
-  // one primary-key probe per chunk, kept so that this path does not rely on the trigger alone.
   await tx.$executeRawUnsafe(DELETE_FILE_POSTINGS_SQL, fileId);
   await tx.$executeRawUnsafe(`DELETE FROM chunks WHERE file_id = $1`, fileId);
 }
 
-/** The INSERT statements of prepared chunks: chunks first, then their postings. */
-function insertStatements(knowledgeId: string, fileId: string, prepared: PreparedChunk[], model: string | null): AtomicStatement[] {
+/**
+ * Every posting as a row (chunk_id, knowledge_id, file_id, term, tf, doc_len), the shape of the
+ * former chunk_terms table: for checks, tests and benchmarks, not for queries that must be fast
+ * (it unnests pages; filter on knowledge_id, term or file_id, which the pages' indexes serve).
+ */
+export const POSTING_ROWS_SQL = `(SELECT e.chunk_id, p.knowledge_id, p.file_id, p.term, e.tf, e.doc_len FROM posting_pages p CROSS JOIN LATERAL unnest(p.chunk_ids, p.tfs, p.doc_lens) AS e(chunk_id, tf, doc_len))`;
+
+/** PostgreSQL array literal of text values (quoted, so any id is safe). */
+function textArrayLiteral(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
+}
+
+/** The page rows of one write batch: per term, its postings in impact order cut into pages. */
+export interface PageRows {
+  terms: string[];
+  firstTf: number[];
+  firstDl: number[];
+  inc: number[];
+  /** Array literals, one per page. */
+  chunkIds: string[];
+  tfs: string[];
+  docLens: string[];
+  ordinals: string[];
+  postings: number;
+}
+
+/**
+ * One write batch's postings as pages (migration 20261206000000_posting_pages): each term's
+ * postings sorted by impact (tf high, then short chunks; ties in any order: the readers never
+ * rely on an order within a level), cut into pages of 1, 2, 4, … postings; a page's level is
+ * its first posting's (tf, doc_len), its inc 1 for the first page and the previous page's size
+ * after that.
+ */
+export function pageRows(prepared: readonly PreparedChunk[]): PageRows {
+  const byTerm = new Map<string, number[]>();
+  prepared.forEach((p, i) => {
+    const { terms, tfs } = p.postings;
+    for (let k = 0; k < terms.length; k++) {
+      let list = byTerm.get(terms[k]!);
+      if (!list) byTerm.set(terms[k]!, (list = []));
+      // chunk index and tf packed in one number (tf < 2^21 and fewer than 2^31 chunks per batch).
+      list.push(i * 2 ** 21 + Math.min(tfs[k]!, 2 ** 21 - 1));
+    }
+  });
+  const out: PageRows = { terms: [], firstTf: [], firstDl: [], inc: [], chunkIds: [], tfs: [], docLens: [], ordinals: [], postings: 0 };
+  const chunkOf = (x: number) => Math.floor(x / 2 ** 21);
+  const tfOf = (x: number) => x % 2 ** 21;
+  const lenOf = (x: number) => prepared[chunkOf(x)]!.postings.tokenCount;
+  for (const [term, list] of byTerm) {
+    list.sort((a, b) => tfOf(b) - tfOf(a) || lenOf(a) - lenOf(b));
+    let prev = 1;
+    for (let start = 0, size = 1; start < list.length; start += size, size *= 2) {
+      const page = list.slice(start, start + size);
+      out.terms.push(term);
+      out.firstTf.push(tfOf(page[0]!));
+      out.firstDl.push(lenOf(page[0]!));
+      out.inc.push(prev);
+      out.chunkIds.push(textArrayLiteral(page.map((x) => prepared[chunkOf(x)]!.id)));
+      out.tfs.push(`{${page.map(tfOf).join(",")}}`);
+      out.docLens.push(`{${page.map(lenOf).join(",")}}`);
+      out.ordinals.push(`{${page.map((x) => prepared[chunkOf(x)]!.input.ordinal).join(",")}}`);
+      out.postings += page.length;
+      prev = page.length;
+    }
+  }
+  return out;
+}
+
+/** The INSERT of one write batch's pages: one row per page, arrays parsed from their literals. */
+export const INSERT_PAGES_SQL = `INSERT INTO posting_pages (knowledge_id, file_id, term, first_tf, first_dl, inc, chunk_ids, tfs, doc_lens, ordinals)
+       SELECT $1, $2, u.term, u.first_tf, u.first_dl, u.inc, u.chunk_ids::text[], u.tfs::int[], u.doc_lens::int[], u.ordinals::int[]
+       FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
+            AS u(term, first_tf, first_dl, inc, chunk_ids, tfs, doc_lens, ordinals)`;
+
+/** The INSERT statements of prepared chunks: chunks first, then their postings' pages (exported
+ *  for scripts/postings-layout-bench.ts, which times exactly these statements). */
+export function insertStatements(knowledgeId: string, fileId: string, prepared: PreparedChunk[], model: string | null): { statements: AtomicStatement[]; pages: number } {
   const out: AtomicStatement[] = [];
   for (let start = 0; start < prepared.length; start += CHUNK_BATCH) {
     const batch = prepared.slice(start, start + CHUNK_BATCH);
@@ -117,39 +188,21 @@ function insertStatements(knowledgeId: string, fileId: string, prepared: Prepare
       ],
     });
   }
-  let ids: string[] = [];
-  let terms: string[] = [];
-  let tfs: number[] = [];
-  let lens: number[] = [];
-  const flush = () => {
-    if (!ids.length) return;
+  // The batch's postings as pages, in the same transaction as their chunks.
+  const pages = pageRows(prepared);
+  if (pages.terms.length) {
     out.push({
-      sql: `INSERT INTO chunk_terms (chunk_id, knowledge_id, file_id, term, tf, doc_len)
-       SELECT u.chunk_id, $1, $2, u.term, u.tf, u.doc_len
-       FROM unnest($3::text[], $4::text[], $5::int[], $6::int[]) AS u(chunk_id, term, tf, doc_len)`,
-      params: [knowledgeId, fileId, ids, terms, tfs, lens],
+      sql: INSERT_PAGES_SQL,
+      params: [knowledgeId, fileId, pages.terms, pages.firstTf, pages.firstDl, pages.inc, pages.chunkIds, pages.tfs, pages.docLens, pages.ordinals],
     });
-    ids = [];
-    terms = [];
-    tfs = [];
-    lens = [];
-  };
-  for (const p of prepared) {
-    const { terms: ts, tfs: fs, tokenCount } = p.postings;
-    for (let k = 0; k < ts.length; k++) {
-      ids.push(p.id);
-      terms.push(ts[k]!);
-      tfs.push(fs[k]!);
-      lens.push(tokenCount);
-    }
-    if (ids.length >= TERM_BATCH) flush();
   }
-  flush();
-  return out;
+  return { statements: out, pages: pages.terms.length };
 }
 
-async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepared: PreparedChunk[], model: string | null) {
-  for (const st of insertStatements(knowledgeId, fileId, prepared, model)) await tx.$executeRawUnsafe(st.sql, ...(st.params ?? []));
+async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepared: PreparedChunk[], model: string | null): Promise<number> {
+  const { statements, pages } = insertStatements(knowledgeId, fileId, prepared, model);
+  for (const st of statements) await tx.$executeRawUnsafe(st.sql, ...(st.params ?? []));
+  return pages;
 }
 
 /**
@@ -158,26 +211,25 @@ async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepa
  * their vectors. Running it twice leaves exactly one copy. Returns the number of chunks written.
  * Chunks with empty content are kept out of the lexical index only if they have no tokens.
  */
-// Planner statistics for chunk_terms. Lexical search reads a very common term's postings in
-// index order with a LIMIT (lexical.ts); without statistics the planner takes every posting and
-// sorts them instead, which is what made 200k-chunk queries slow. A PostgreSQL server's
-// autovacuum analyzes on its own; embedded PGlite never does, so the writer asks for it once
-// enough postings were written since the last time (about 10 % of the table, at least 20k).
-// It is a VACUUM (ANALYZE): vacuum also sets the visibility map, without which every
-// "index-only" scan of the postings index still visits the table (SciFact: p95 ~10 % faster).
-const g = globalThis as unknown as { __kaPostingsSinceAnalyze?: number };
-const ANALYZE_MIN_POSTINGS = 20_000;
+// Planner statistics for posting_pages. Lexical search reads a very common term's pages in
+// index order with a limit (lexical.ts); without statistics the planner may take every page and
+// sort them instead, which is what made 200k-chunk queries slow with the former postings table.
+// A PostgreSQL server's autovacuum analyzes on its own; embedded PGlite never does, so the writer
+// asks for it once enough pages were written since the last time (about 10 % of the table, at
+// least 2,000 pages). It is a VACUUM (ANALYZE): vacuum also sets the visibility map.
+const g = globalThis as unknown as { __kaPagesSinceAnalyze?: number };
+const ANALYZE_MIN_PAGES = 2_000;
 
 async function maybeAnalyze(db: Pick<PrismaClient, "$executeRawUnsafe" | "$queryRawUnsafe">, written: number): Promise<void> {
-  g.__kaPostingsSinceAnalyze = (g.__kaPostingsSinceAnalyze ?? 0) + written;
-  if (g.__kaPostingsSinceAnalyze < ANALYZE_MIN_POSTINGS) return;
+  g.__kaPagesSinceAnalyze = (g.__kaPagesSinceAnalyze ?? 0) + written;
+  if (g.__kaPagesSinceAnalyze < ANALYZE_MIN_PAGES) return;
   try {
     const rows = await db.$queryRawUnsafe<{ n: number }[]>(
-      `SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'chunk_terms'::regclass`,
+      `SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'posting_pages'::regclass`,
     );
-    if (g.__kaPostingsSinceAnalyze < 0.1 * Number(rows[0]?.n ?? 0)) return;
-    g.__kaPostingsSinceAnalyze = 0;
-    await db.$executeRawUnsafe(`VACUUM (ANALYZE) chunk_terms`);
+    if (g.__kaPagesSinceAnalyze < 0.1 * Number(rows[0]?.n ?? 0)) return;
+    g.__kaPagesSinceAnalyze = 0;
+    await db.$executeRawUnsafe(`VACUUM (ANALYZE) posting_pages`);
   } catch {
     // Statistics are an optimisation; a failure here must not fail the write that succeeded.
   }
@@ -186,16 +238,17 @@ async function maybeAnalyze(db: Pick<PrismaClient, "$executeRawUnsafe" | "$query
 export async function replaceFileChunks(db: PrismaClient, args: ReplaceFileChunksArgs): Promise<number> {
   const prepared = prepareChunks(args);
   const model = args.embeddings?.model ?? null;
+  let pagesWritten = 0;
   await db.$transaction(
     async (tx) => {
       // Serialise writers of the same file (two job attempts racing) so the result is one copy.
       await tx.$queryRawUnsafe(`SELECT id FROM knowledge_files WHERE id = $1 FOR UPDATE`, args.fileId);
       await deleteIn(tx, args.fileId);
-      await insertPrepared(tx, args.knowledgeId, args.fileId, prepared, model);
+      pagesWritten = await insertPrepared(tx, args.knowledgeId, args.fileId, prepared, model);
     },
     { timeout: TX_TIMEOUT_MS, maxWait: 60_000 },
   );
-  await maybeAnalyze(db, prepared.reduce((n, p) => n + p.postings.terms.length, 0));
+  await maybeAnalyze(db, pagesWritten);
   return prepared.length;
 }
 
@@ -231,12 +284,14 @@ export class IndexOwnershipLost extends Error {
 }
 
 export interface BatchInfo {
-  phase: "delete" | "insert";
+  /** delete-postings: a batch of the file's old pages; delete: of its old chunks (their pages are
+   *  gone by then); insert: new chunks with their pages. */
+  phase: "delete-postings" | "delete" | "insert";
   /** 1-based batch number within its phase. */
   batch: number;
-  /** Chunks deleted (delete phase) or written (insert phase) so far. */
+  /** Pages deleted (delete-postings), chunks deleted (delete) or chunks written (insert) so far. */
   done: number;
-  /** Chunks to write (insert phase); for the delete phase the chunks deleted so far. */
+  /** Chunks to write (insert phase); for the delete phases the same as `done`. */
   total: number;
 }
 
@@ -284,12 +339,17 @@ function ownerStatements(owner: IndexOwner, fileId: string): AtomicStatement[] {
 }
 
 /**
- * One delete batch: the first `size` chunks of the file by ordinal (the (file_id, ordinal) key
- * gives them in index order, and the file row is locked, so both statements pick the same
- * ones) and their postings. The affected-row count of the second statement is the batch's size.
+ * One delete batch. First a file's pages go, `limit` pages at a time (by ctid: no order is
+ * needed, the file row is locked), then, once none is left, its chunks, the first `limit` by
+ * ordinal (the (file_id, ordinal) key gives them in index order). The chunks statement deletes
+ * nothing while pages remain, so a batch never removes a chunk whose postings are still there;
+ * the chunks' delete trigger then has nothing to take out of pages (migration
+ * 20261206000000_posting_pages).
  */
-const DELETE_BATCH_POSTINGS_SQL = `DELETE FROM chunk_terms WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = $1 ORDER BY ordinal LIMIT $2)`;
-const DELETE_BATCH_CHUNKS_SQL = `DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE file_id = $1 ORDER BY ordinal LIMIT $2)`;
+const DELETE_BATCH_PAGES_SQL = `DELETE FROM posting_pages WHERE ctid = ANY(ARRAY(SELECT ctid FROM posting_pages WHERE file_id = $1 LIMIT $2))`;
+const DELETE_BATCH_CHUNKS_SQL = `DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE file_id = $1 AND NOT EXISTS (SELECT 1 FROM posting_pages WHERE file_id = $1) ORDER BY ordinal LIMIT $2)`;
+/** Pages per chunk in a delete batch: a page holds a term's postings of several chunks. */
+const PAGES_PER_CHUNK = 8;
 
 /**
  * Replaces every chunk of one file in bounded batches, each its own short transaction, so the
@@ -316,25 +376,32 @@ export async function writeFileChunksInBatches(db: PrismaClient, args: BatchedWr
 
   let size = FIRST_BATCH;
   let deleted = 0;
-  for (let batch = 1; ; batch++) {
+  let pagesDeletedSoFar = 0;
+  // Batches are numbered within their phase (delete-postings, then delete).
+  const numbers = { "delete-postings": 0, delete: 0 };
+  for (;;) {
     args.beforeBatch?.();
     const t0 = performance.now();
     const limit = size * 4;
-    const [, chunksDeleted] = await run([
-      { sql: DELETE_BATCH_POSTINGS_SQL, params: [args.fileId, limit] },
+    const [pagesDeleted, chunksDeleted] = await run([
+      { sql: DELETE_BATCH_PAGES_SQL, params: [args.fileId, limit * PAGES_PER_CHUNK] },
       { sql: DELETE_BATCH_CHUNKS_SQL, params: [args.fileId, limit] },
     ]);
+    const pages = pagesDeleted!.affectedRows;
     const n = chunksDeleted!.affectedRows;
-    if (!n) break;
+    if (!n && !pages) break;
     deleted += n;
+    pagesDeletedSoFar += pages;
     size = nextSize(size, (performance.now() - t0) / 4, args.batchMs);
-    await args.afterBatch?.({ phase: "delete", batch, done: deleted, total: deleted });
+    const phase = n ? "delete" : "delete-postings";
+    const done = n ? deleted : pagesDeletedSoFar;
+    await args.afterBatch?.({ phase, batch: ++numbers[phase], done, total: done });
     await yieldToOthers();
   }
 
   const total = args.chunks.length;
   let written = 0;
-  let postings = 0;
+  let pagesWritten = 0;
   size = FIRST_BATCH;
   for (let batch = 1; written < total; batch++) {
     args.beforeBatch?.();
@@ -342,14 +409,15 @@ export async function writeFileChunksInBatches(db: PrismaClient, args: BatchedWr
     const slice = args.chunks.slice(written, written + size);
     const vectors = args.embeddings ? { model: args.embeddings.model, vectors: args.embeddings.vectors.slice(written, written + size) } : null;
     const prepared = prepare(slice, vectors);
-    await run(insertStatements(args.knowledgeId, args.fileId, prepared, model));
+    const { statements, pages } = insertStatements(args.knowledgeId, args.fileId, prepared, model);
+    await run(statements);
     written += slice.length;
-    postings += prepared.reduce((k, p) => k + p.postings.terms.length, 0);
+    pagesWritten += pages;
     size = nextSize(size, performance.now() - t0, args.batchMs);
     await args.afterBatch?.({ phase: "insert", batch, done: written, total });
     await yieldToOthers();
   }
-  await maybeAnalyze(db, postings);
+  await maybeAnalyze(db, pagesWritten);
   return written;
 }
 
@@ -359,17 +427,15 @@ export async function deleteFileChunksInBatches(db: PrismaClient, fileId: string
   for (;;) {
     const n = await db.$transaction(
       async (t) => {
-        const ids = await t.$queryRawUnsafe<{ id: string }[]>(`SELECT id FROM chunks WHERE file_id = $1 LIMIT $2`, fileId, batchSize);
-        if (!ids.length) return 0;
-        const list = ids.map((r) => r.id);
-        await t.$executeRawUnsafe(`DELETE FROM chunk_terms WHERE chunk_id = ANY($1::text[])`, list);
-        await t.$executeRawUnsafe(`DELETE FROM chunks WHERE id = ANY($1::text[])`, list);
-        return ids.length;
+        // Pages first (as in writeFileChunksInBatches), then chunks once none is left.
+        const pages = await t.$executeRawUnsafe(DELETE_BATCH_PAGES_SQL, fileId, batchSize * PAGES_PER_CHUNK);
+        const chunks = await t.$executeRawUnsafe(DELETE_BATCH_CHUNKS_SQL, fileId, batchSize);
+        return { pages, chunks };
       },
       { timeout: BATCH_TX_TIMEOUT_MS, maxWait: BATCH_TX_TIMEOUT_MS },
     );
-    if (!n) return deleted;
-    deleted += n;
+    if (!n.chunks && !n.pages) return deleted;
+    deleted += n.chunks;
     await yieldToOthers();
   }
 }

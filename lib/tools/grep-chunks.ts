@@ -77,7 +77,7 @@ export function grepStatement(keywords: readonly string[], kbIds: readonly strin
   // One arm per keyword, each answered by an index: keywords of three characters or
   // more by ILIKE over the trigram GIN index (chunks_content_trgm_idx); shorter ones (two-
   // character Chinese words are common) have no trigram, so they are looked up in the word
-  // postings (chunk_terms) when they are one token, and only otherwise scanned with ILIKE.
+  // postings (posting_pages, unnested) when they are one token, and only otherwise scanned with ILIKE.
   // Each arm stops at the call's cap: a common keyword (a two-character word in most chunks)
   // otherwise fed every posting of its term into the UNION's sort, which grew with the KB
   // (bench:tools at 200k chunks: p95 342 ms). Past the cap the result is `truncated` anyway.
@@ -96,7 +96,7 @@ export function grepStatement(keywords: readonly string[], kbIds: readonly strin
     const terms = [...k].length < MIN_TRIGRAM_CHARS ? tokenize(k) : [];
     if (terms.length === 1) {
       params.push(terms[0]);
-      return `(SELECT t.chunk_id FROM chunk_terms t WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
+      return `(SELECT e.id FROM posting_pages t CROSS JOIN LATERAL unnest(t.chunk_ids) AS e(id) WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
     }
     params.push(likeLiteral(k));
     return `(SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}${fileFilter("k")} LIMIT $2)`;

@@ -9,7 +9,7 @@ import path from "node:path";
 import type { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, runAtomic } from "@/lib/db/client";
-import { writeFileChunksInBatches } from "@/lib/retrieval/index-writer";
+import { writeFileChunksInBatches, POSTING_ROWS_SQL } from "@/lib/retrieval/index-writer";
 
 type Handle = Awaited<ReturnType<typeof openDatabase>>;
 
@@ -136,7 +136,7 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)("indexing batches on embedded P
       const n = await db.$queryRawUnsafe<{ chunks: number; dup: number; postings: number }[]>(
         `SELECT (SELECT count(*)::int FROM chunks WHERE file_id = $1) AS chunks,
                 (SELECT count(*)::int FROM (SELECT ordinal FROM chunks WHERE file_id = $1 GROUP BY ordinal HAVING count(*) > 1) d) AS dup,
-                (SELECT count(*)::int FROM chunk_terms WHERE file_id = $1) AS postings`,
+                (SELECT count(*)::int FROM ${POSTING_ROWS_SQL} t WHERE file_id = $1) AS postings`,
         file.id,
       );
       expect(n[0]).toMatchObject({ chunks: 300, dup: 0 });

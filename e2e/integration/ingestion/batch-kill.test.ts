@@ -5,6 +5,7 @@ import { openDatabase } from "@/lib/db/client";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { reparseKnowledgeFile, runPendingJobs } from "@/lib/ingestion/runner";
 import { openTestEnv, type TestEnv } from "./helpers";
+import { POSTING_ROWS_SQL } from "@/lib/retrieval/index-writer";
 
 // Issue 22: indexing is written in bounded batches, each its own transaction. A SIGKILL right
 // after a batch committed (first delete batch of a reparse, second insert batch of a new file)
@@ -19,10 +20,67 @@ async function chunkCounts(db: PrismaClient, fileId: string) {
     fileId,
   );
   const orphans = await db.$queryRawUnsafe<{ n: number }[]>(
-    `SELECT count(*)::int AS n FROM chunk_terms t LEFT JOIN chunks c ON c.id = t.chunk_id WHERE t.file_id = $1 AND c.id IS NULL`,
+    `SELECT count(*)::int AS n FROM ${POSTING_ROWS_SQL} t LEFT JOIN chunks c ON c.id = t.chunk_id WHERE t.file_id = $1 AND c.id IS NULL`,
     fileId,
   );
   return { ...rows[0]!, orphans: orphans[0]!.n };
+}
+
+async function pagesOf(db: PrismaClient, fileId: string): Promise<number> {
+  const rows = await db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM posting_pages WHERE file_id = $1`, fileId);
+  return rows[0]!.n;
+}
+
+/** Every chunk of the file has postings, and the KB's document frequencies match its postings. */
+async function postingsComplete(db: PrismaClient, kb: string, fileId: string) {
+  const without = await db.$queryRawUnsafe<{ n: number }[]>(
+    `SELECT count(*)::int AS n FROM chunks c WHERE c.file_id = $1 AND c.token_count > 0
+       AND NOT EXISTS (SELECT 1 FROM ${POSTING_ROWS_SQL} t WHERE t.file_id = $1 AND t.chunk_id = c.id)`,
+    fileId,
+  );
+  const diff = await db.$queryRawUnsafe<{ n: number }[]>(
+    `SELECT count(*)::int AS n FROM (
+       SELECT term, df FROM retrieval_term_stats WHERE knowledge_id = $1
+       EXCEPT SELECT term, count(*) FROM ${POSTING_ROWS_SQL} t WHERE knowledge_id = $1 GROUP BY term) d`,
+    kb,
+  );
+  return { chunksWithout: without[0]!.n, dfsExact: diff[0]!.n === 0 };
+}
+
+async function killAt(t: TestEnv, phase: "delete-postings" | "delete" | "insert", batch: number): Promise<number> {
+  const pglite = !process.env.TEST_DATABASE_URL;
+  // PGlite: one process per data directory, so the test hands it to the child.
+  if (pglite) await t.closeDbOnly();
+  const child = spawn(
+    process.execPath,
+    ["--conditions=react-server", "--import", "tsx", path.join(import.meta.dirname, "support/batch-kill-child.ts"), t.dataDir, process.env.TEST_DATABASE_URL ?? "", phase, String(batch)],
+    { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  const done = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no boundary reached; stdout=${out} stderr=${err.slice(-2000)}`)), 150_000);
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /BOUNDARY [\w-]+ \d+ (\d+)/.exec(out);
+      if (m) {
+        child.kill("SIGKILL");
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once("exit", () => reject(new Error(`child exited before the boundary; stderr=${err.slice(-2000)}`)));
+  });
+  await new Promise((r) => child.once("exit", r));
+  expect(child.signalCode).toBe("SIGKILL");
+  return done;
+}
+
+async function reopen(t: TestEnv): Promise<{ db: PrismaClient; close: () => Promise<void> }> {
+  if (process.env.TEST_DATABASE_URL) return { db: t.db, close: async () => {} };
+  const h = await openDatabase({ dataDir: t.dataDir });
+  return { db: h.prisma, close: () => h.close() };
 }
 
 describe("SIGKILL at an indexing batch boundary", () => {
@@ -32,42 +90,6 @@ describe("SIGKILL at an indexing batch boundary", () => {
   });
   afterAll(async () => t?.close());
 
-  async function killAt(phase: "delete" | "insert", batch: number): Promise<number> {
-    const pglite = !process.env.TEST_DATABASE_URL;
-    // PGlite: one process per data directory, so the test hands it to the child.
-    if (pglite) await t.closeDbOnly();
-    const child = spawn(
-      process.execPath,
-      ["--conditions=react-server", "--import", "tsx", path.join(import.meta.dirname, "support/batch-kill-child.ts"), t.dataDir, process.env.TEST_DATABASE_URL ?? "", phase, String(batch)],
-      { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let out = "";
-    let err = "";
-    child.stderr.on("data", (d) => (err += d));
-    const done = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no boundary reached; stdout=${out} stderr=${err.slice(-2000)}`)), 150_000);
-      child.stdout.on("data", (d) => {
-        out += d;
-        const m = /BOUNDARY \w+ \d+ (\d+)/.exec(out);
-        if (m) {
-          child.kill("SIGKILL");
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
-      });
-      child.once("exit", () => reject(new Error(`child exited before the boundary; stderr=${err.slice(-2000)}`)));
-    });
-    await new Promise((r) => child.once("exit", r));
-    expect(child.signalCode).toBe("SIGKILL");
-    return done;
-  }
-
-  async function reopen(): Promise<{ db: PrismaClient; close: () => Promise<void> }> {
-    if (process.env.TEST_DATABASE_URL) return { db: t.db, close: async () => {} };
-    const h = await openDatabase({ dataDir: t.dataDir });
-    return { db: h.prisma, close: () => h.close() };
-  }
-
   it("new file killed after insert batch 2, then a reparse killed after delete batch 1: one copy of each chunk", async () => {
     const kb = await t.newKb();
     const res = await t.upload(kb, [{ name: "units.md", data: notes(400, "Unit") }]);
@@ -76,8 +98,8 @@ describe("SIGKILL at an indexing batch boundary", () => {
     const fileId = f.file.id;
 
     // 1. Killed right after the second insert batch committed.
-    const written = await killAt("insert", 2);
-    let h = await reopen();
+    const written = await killAt(t, "insert", 2);
+    let h = await reopen(t);
     try {
       const partial = await chunkCounts(h.db, fileId);
       expect(partial.n).toBe(written); // the committed batches are there, no more
@@ -94,20 +116,63 @@ describe("SIGKILL at an indexing batch boundary", () => {
     } finally {
       await h.close();
     }
-    const deleted = await killAt("delete", 1);
-    h = await reopen();
+    const deleted = await killAt(t, "delete", 1);
+    h = await reopen(t);
     try {
       const before = (await h.db.knowledgeFile.findUniqueOrThrow({ where: { id: fileId } })).chunkCount;
       expect((await chunkCounts(h.db, fileId)).n).toBe(before - deleted);
+      // The chunks' pages went in the batches before: what is left of the file has none.
+      expect(await pagesOf(h.db, fileId)).toBe(0);
       await runPendingJobs({ db: h.db, dataDir: t.dataDir, exclusive: !process.env.TEST_DATABASE_URL, staleAfterMs: 1, pollMs: 50 });
       const file = await h.db.knowledgeFile.findUniqueOrThrow({ where: { id: fileId } });
       expect(file.status, file.errorMessage ?? "").toBe("success");
       expect(file.chunkCount).toBe(before);
       expect(await chunkCounts(h.db, fileId)).toEqual({ n: before, d: before, mx: before - 1, orphans: 0 });
+      expect(await postingsComplete(h.db, kb, fileId)).toEqual({ chunksWithout: 0, dfsExact: true });
     } finally {
       await h.close();
     }
   }, 400_000);
+});
+
+describe("SIGKILL after a batch of a file's postings was deleted", () => {
+  let t: TestEnv;
+  beforeAll(async () => {
+    t = await openTestEnv();
+  });
+  afterAll(async () => t?.close());
+
+  it("a reparse killed after its first batch of postings' pages was deleted: one copy of each chunk, every posting back", async () => {
+    // Passages of many distinct codes: each code is a page of its own, so the file has more
+    // pages than the first delete batch removes (its chunks are all still there then).
+    const kb = await t.newKb();
+    const codes = Array.from({ length: 150 }, (_, i) => `## Part ${i}\n\n${Array.from({ length: 30 }, (_, k) => `c${i}x${k}`).join(" ")} warranty terms.`).join("\n\n");
+    const res = await t.upload(kb, [{ name: "codes.md", data: codes }]);
+    const f = res.files[0]!;
+    if (!f.ok) throw new Error(f.message);
+    const fileId = f.file.id;
+    await t.runJobs();
+    const pagesBefore = await pagesOf(t.db, fileId);
+    expect(pagesBefore).toBeGreaterThan(4000);
+    await reparseKnowledgeFile(t.db, { knowledgeId: kb, fileId });
+    const pagesDeleted = await killAt(t, "delete-postings", 1);
+    const h = await reopen(t);
+    try {
+      const before = (await h.db.knowledgeFile.findUniqueOrThrow({ where: { id: fileId } })).chunkCount;
+      expect(pagesDeleted).toBeGreaterThan(0);
+      expect(await pagesOf(h.db, fileId)).toBe(pagesBefore - pagesDeleted);
+      expect(await pagesOf(h.db, fileId)).toBeGreaterThan(0);
+      expect((await chunkCounts(h.db, fileId)).n).toBe(before);
+      await runPendingJobs({ db: h.db, dataDir: t.dataDir, exclusive: !process.env.TEST_DATABASE_URL, staleAfterMs: 1, pollMs: 50 });
+      const file = await h.db.knowledgeFile.findUniqueOrThrow({ where: { id: fileId } });
+      expect(file.status, file.errorMessage ?? "").toBe("success");
+      expect(file.chunkCount).toBe(before);
+      expect(await chunkCounts(h.db, fileId)).toEqual({ n: before, d: before, mx: before - 1, orphans: 0 });
+      expect(await postingsComplete(h.db, kb, fileId)).toEqual({ chunksWithout: 0, dfsExact: true });
+    } finally {
+      await h.close();
+    }
+  }, 300_000);
 });
 
 // A PostgreSQL server can drop the app's connections (restart, failover, a killed backend):

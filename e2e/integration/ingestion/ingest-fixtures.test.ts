@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getJobSnapshot } from "@/lib/ingestion/progress";
 import { fixture, openTestEnv, type TestEnv } from "./helpers";
+import { POSTING_ROWS_SQL } from "@/lib/retrieval/index-writer";
 
 describe("ingestion of the real fixtures", () => {
   let t: TestEnv;
@@ -78,7 +79,7 @@ describe("ingestion of the real fixtures", () => {
 
   it("writes lexical index terms for every chunk", async () => {
     const chunks = await t.db.chunk.count({ where: { knowledgeId: kb } });
-    const withTerms = await t.db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(DISTINCT chunk_id)::int AS n FROM chunk_terms WHERE knowledge_id = $1`, kb);
+    const withTerms = await t.db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(DISTINCT chunk_id)::int AS n FROM ${POSTING_ROWS_SQL} t WHERE knowledge_id = $1`, kb);
     expect(withTerms[0]!.n).toBe(chunks);
   });
 });

@@ -226,7 +226,7 @@ describe("job runner", () => {
     expect(res.chunkCount).toBe(file.chunkCount);
     expect(await t.db.knowledgeFile.count({ where: { id: b } })).toBe(0);
     expect(await t.db.chunk.count({ where: { fileId: b } })).toBe(0);
-    expect(await t.db.chunkTerm.count({ where: { fileId: b } })).toBe(0);
+    expect(await t.db.$queryRawUnsafe(`SELECT count(*)::int AS n FROM posting_pages WHERE file_id = $1`, b)).toEqual([{ n: 0 }]);
     expect(await t.db.ingestionJob.count({ where: { fileId: b } })).toBe(0);
     expect(existsSync(path.join(t.dataDir, "files", file.storageKey))).toBe(false);
     expect(events).toEqual([{ type: "error", code: "FILE_NOT_FOUND", message: "The file was deleted." }]);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db/client";
 import { runPendingJobs } from "@/lib/ingestion/runner";
 import { fixture, openTestEnv, type TestEnv } from "./helpers";
+import { POSTING_ROWS_SQL } from "@/lib/retrieval/index-writer";
 
 // A real process kill (SIGKILL) while a job is indexing: the next start requeues the job and the
 // file ends `success` with exactly one copy of each chunk.
@@ -61,7 +62,7 @@ describe("restart after SIGKILL during indexing", () => {
           id,
         );
         expect(rows[0]).toEqual({ n: f.chunkCount, d: f.chunkCount, mx: f.chunkCount - 1 });
-        const terms = await db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM chunk_terms t LEFT JOIN chunks c ON c.id = t.chunk_id WHERE t.file_id = $1 AND c.id IS NULL`, id);
+        const terms = await db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${POSTING_ROWS_SQL} t LEFT JOIN chunks c ON c.id = t.chunk_id WHERE t.file_id = $1 AND c.id IS NULL`, id);
         expect(terms[0]!.n).toBe(0); // no orphaned postings
       }
     } finally {

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db/client";
 import { startServeApp } from "../../support/serve-app-process";
 import { Client } from "../../support/test-env";
+import { POSTING_ROWS_SQL } from "@/lib/retrieval/index-writer";
 
 // SPEC §3: "a job interrupted by a restart resumes or is marked failed, and never leaves
 // duplicate chunks". A real server process is killed with SIGKILL while it indexes a large
@@ -78,7 +79,7 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)("a server killed during indexin
       );
       expect(dup[0]!.n).toBe(0);
       const orphanTerms = await db.prisma.$queryRawUnsafe<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM chunk_terms t LEFT JOIN chunks c ON c.id = t.chunk_id WHERE c.id IS NULL`,
+        `SELECT count(*)::int AS n FROM ${POSTING_ROWS_SQL} t LEFT JOIN chunks c ON c.id = t.chunk_id WHERE c.id IS NULL`,
       );
       expect(orphanTerms[0]!.n).toBe(0);
     } finally {

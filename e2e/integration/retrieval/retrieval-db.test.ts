@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db/client";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { retrieve } from "@/lib/retrieval/core";
-import { DELETE_FILE_POSTINGS_SQL, deleteFileChunks, replaceFileChunks } from "@/lib/retrieval/index-writer";
+import { DELETE_FILE_POSTINGS_SQL, deleteFileChunks, POSTING_ROWS_SQL, replaceFileChunks } from "@/lib/retrieval/index-writer";
 import { lexicalSearch } from "@/lib/retrieval/lexical";
 import { tokenize } from "@/lib/retrieval/text/tokenize";
 import type { ChunkInput, RetrievalContext } from "@/lib/retrieval/types";
 import { vectorSearch } from "@/lib/retrieval/vector";
+import { pageViolations } from "../../support/postings";
 
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 const id = (s: string) => `${s}-${run}`;
@@ -131,7 +132,7 @@ describe("retrieval on the real database", () => {
           kb,
         ),
         db.$queryRawUnsafe<{ term: string; df: number }[]>(
-          `SELECT term, count(*)::int AS df FROM chunk_terms WHERE knowledge_id = $1 GROUP BY term ORDER BY term`,
+          `SELECT term, count(*)::int AS df FROM ${POSTING_ROWS_SQL} t WHERE knowledge_id = $1 GROUP BY term ORDER BY term`,
           kb,
         ),
       ]);
@@ -259,18 +260,18 @@ describe("retrieval on the real database", () => {
     expect(narrow.get("1:tower built")).toBeCloseTo(p.get("1:tower built")!, 9);
   });
 
-  it("the index writer vacuums and analyzes chunk_terms after enough new postings (PGlite has no autovacuum)", async () => {
+  it("the index writer vacuums and analyzes posting_pages after enough new pages (PGlite has no autovacuum)", async () => {
     const kb = id("kbVac");
     await db.knowledge.create({ data: { id: kb, name: kb, ownerId: id("u") } });
     await file(kb, id("vacf1"));
     const counts = async () =>
       (
         await db.$queryRawUnsafe<{ v: number; a: number }[]>(
-          `SELECT vacuum_count::int AS v, analyze_count::int AS a FROM pg_stat_user_tables WHERE relname = 'chunk_terms'`,
+          `SELECT vacuum_count::int AS v, analyze_count::int AS a FROM pg_stat_user_tables WHERE relname = 'posting_pages'`,
         )
       )[0]!;
     const before = await counts();
-    // 2,200 chunks × 10 distinct terms = 22,000 postings, over the 20,000 threshold.
+    // 2,200 chunks × 10 distinct terms, each in one chunk = 22,000 pages, over the 2,000 threshold.
     const chunks = Array.from({ length: 2200 }, (_, i) => chunk(i, Array.from({ length: 10 }, (_, j) => `vac${i}term${j}`).join(" ")));
     await replaceFileChunks(db, { knowledgeId: kb, fileId: id("vacf1"), chunks });
     await expect.poll(async () => (await counts()).v).toBeGreaterThan(before.v);
@@ -278,29 +279,29 @@ describe("retrieval on the real database", () => {
   });
 
   it("removing one file's postings reads that file's rows through an index, not the whole table", async () => {
-    // With sequential scans priced out, a plan that still has one on chunk_terms has no index to
-    // use: the statement would read every posting of every KB for each file indexed or deleted.
+    // With sequential scans priced out, a plan that still has one on posting_pages has no index
+    // to use: the statement would read every page of every KB for each file indexed or deleted.
     const plan = await db.$transaction(async (tx) => {
       await tx.$executeRawUnsafe(`SET LOCAL enable_seqscan = off`);
       return tx.$queryRawUnsafe<{ "QUERY PLAN": string }[]>(`EXPLAIN ${DELETE_FILE_POSTINGS_SQL}`, id("fa1"));
     });
     const text = plan.map((r) => r["QUERY PLAN"]).join("\n");
-    expect(text).toMatch(/chunk_terms_pkey/);
-    expect(text).not.toMatch(/Seq Scan on chunk_terms/);
-    // The redundant (knowledge_id, term) index is gone; the impact index serves those lookups.
+    expect(text).toMatch(/posting_pages_file_idx/);
+    expect(text).not.toMatch(/Seq Scan on posting_pages/);
+    // Two indexes on the pages: reads by KB and term in level order, deletes by file.
     const indexes = await db.$queryRawUnsafe<{ indexname: string }[]>(
-      `SELECT indexname FROM pg_indexes WHERE tablename = 'chunk_terms' ORDER BY indexname`,
+      `SELECT indexname FROM pg_indexes WHERE tablename = 'posting_pages' ORDER BY indexname`,
     );
-    expect(indexes.map((r) => r.indexname)).toEqual(["chunk_terms_impact_idx", "chunk_terms_pkey"]);
+    expect(indexes.map((r) => r.indexname)).toEqual(["posting_pages_file_idx", "posting_pages_level_idx"]);
     // And the statement removes exactly that file's postings (a replace with the same chunks
     // rewrites the same rows; another file of the KB keeps its own).
     const before = await db.$queryRawUnsafe<{ f: string; n: number }[]>(
-      `SELECT file_id AS f, count(*)::int AS n FROM chunk_terms WHERE knowledge_id = $1 GROUP BY 1 ORDER BY 1`,
+      `SELECT file_id AS f, count(*)::int AS n FROM ${POSTING_ROWS_SQL} t WHERE knowledge_id = $1 GROUP BY 1 ORDER BY 1`,
       KB_A,
     );
     await replaceFileChunks(db, { knowledgeId: KB_A, fileId: id("fa1"), chunks: [chunk(0, "cat dog"), chunk(1, "cat cat fish")] });
     const after = await db.$queryRawUnsafe<{ f: string; n: number }[]>(
-      `SELECT file_id AS f, count(*)::int AS n FROM chunk_terms WHERE knowledge_id = $1 GROUP BY 1 ORDER BY 1`,
+      `SELECT file_id AS f, count(*)::int AS n FROM ${POSTING_ROWS_SQL} t WHERE knowledge_id = $1 GROUP BY 1 ORDER BY 1`,
       KB_A,
     );
     expect(after).toEqual(before);
@@ -308,10 +309,10 @@ describe("retrieval on the real database", () => {
   });
 
   it("postings follow their chunks without a per-row foreign key", async () => {
-    // No foreign key on chunk_terms: a per-row check of every posting written cost a fifth of
-    // indexing time. Deleting chunks by any path still deletes their postings (one statement).
+    // No foreign key on posting_pages (the former chunk_terms' per-row check of every posting
+    // cost a fifth of indexing time). Deleting chunks by any path still deletes their postings.
     const fks = await db.$queryRawUnsafe<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM pg_constraint WHERE conrelid = 'chunk_terms'::regclass AND contype = 'f'`,
+      `SELECT count(*)::int AS n FROM pg_constraint WHERE conrelid = 'posting_pages'::regclass AND contype = 'f'`,
     );
     expect(fks[0]!.n).toBe(0);
     const kb = id("kbFollow");
@@ -322,13 +323,14 @@ describe("retrieval on the real database", () => {
     await replaceFileChunks(db, { knowledgeId: kb, fileId: id("fol2"), chunks: [chunk(0, "pine oak")] });
     const postings = () =>
       db.$queryRawUnsafe<{ f: string; n: number }[]>(
-        `SELECT file_id AS f, count(*)::int AS n FROM chunk_terms WHERE knowledge_id = $1 GROUP BY 1 ORDER BY 1`,
+        `SELECT file_id AS f, count(*)::int AS n FROM ${POSTING_ROWS_SQL} t WHERE knowledge_id = $1 GROUP BY 1 ORDER BY 1`,
         kb,
       );
     expect(await postings()).toEqual([{ f: id("fol1"), n: 4 }, { f: id("fol2"), n: 2 }]);
     // A plain delete of one chunk, then of a file's chunks, outside the index writer.
     await db.$executeRawUnsafe(`DELETE FROM chunks WHERE file_id = $1 AND ordinal = 1`, id("fol1"));
     expect(await postings()).toEqual([{ f: id("fol1"), n: 2 }, { f: id("fol2"), n: 2 }]);
+    expect(await pageViolations(db, kb)).toEqual([]);
     await db.$executeRawUnsafe(`DELETE FROM chunks WHERE file_id = $1`, id("fol2"));
     expect(await postings()).toEqual([{ f: id("fol1"), n: 2 }]);
     const df = await db.$queryRawUnsafe<{ term: string; df: number }[]>(
@@ -354,7 +356,7 @@ describe("retrieval on the real database", () => {
       { ordinal: 0, tokens: tokenize(chunks[0]!.content).join(" "), token_count: tokenize(chunks[0]!.content).length },
       { ordinal: 1, tokens: tokenize(chunks[1]!.content).join(" "), token_count: tokenize(chunks[1]!.content).length },
     ]);
-    const terms = await db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM chunk_terms WHERE file_id = $1`, fid);
+    const terms = await db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${POSTING_ROWS_SQL} t WHERE file_id = $1`, fid);
     expect(terms[0]!.n).toBe(new Set(tokenize(chunks[0]!.content)).size + new Set(tokenize(chunks[1]!.content)).size);
     // Concurrent replaces of the same file still leave one copy.
     await Promise.all([1, 2, 3].map(() => replaceFileChunks(db, { knowledgeId: KB_C, fileId: fid, chunks })));
@@ -362,7 +364,7 @@ describe("retrieval on the real database", () => {
     expect(count[0]!.n).toBe(2);
     expect(await deleteFileChunks(db, fid)).toBe(2);
     const after = await db.$queryRawUnsafe<{ n: number }[]>(
-      `SELECT (SELECT count(*) FROM chunks WHERE file_id = $1)::int + (SELECT count(*) FROM chunk_terms WHERE file_id = $1)::int AS n`,
+      `SELECT (SELECT count(*) FROM chunks WHERE file_id = $1)::int + (SELECT count(*) FROM ${POSTING_ROWS_SQL} t WHERE file_id = $1)::int AS n`,
       fid,
     );
     expect(after[0]!.n).toBe(0);
