@@ -286,10 +286,11 @@ async function main() {
     const term = termsPresent[rep % termsPresent.length]!;
     let t = performance.now();
     if (pages) {
-      // retrieval_lexical_search's read of a capped term (pc): pages in level order, cut by inc.
+      // retrieval_lexical_search's read of a capped term (pc): pages in level order, cut by inc
+      // (the window of migration 20261210000000: a GROUPS frame, linear in the pages read).
       await pg.query(
         `SELECT e.chunk_id, e.tf, e.doc_len FROM (
-           SELECT r.chunk_ids, r.tfs, r.doc_lens, coalesce(sum(r.inc) OVER (ORDER BY r.first_tf DESC, r.first_dl RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP), 0) AS before
+           SELECT r.chunk_ids, r.tfs, r.doc_lens, coalesce(sum(r.inc) OVER (ORDER BY r.first_tf DESC, r.first_dl GROUPS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
            FROM (SELECT * FROM posting_pages p WHERE p.knowledge_id = $1 AND p.term = $2 ORDER BY p.first_tf DESC, p.first_dl FETCH FIRST 1000 ROWS WITH TIES) r) pg
          CROSS JOIN LATERAL unnest(pg.chunk_ids, pg.tfs, pg.doc_lens) AS e(chunk_id, tf, doc_len)
          WHERE pg.before < 1000 ORDER BY e.tf DESC, e.doc_len, e.chunk_id LIMIT 1000`,
