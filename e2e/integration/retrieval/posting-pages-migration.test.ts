@@ -184,7 +184,9 @@ describe("migration to postings in pages", () => {
     }
     old = await searchAll();
     oldDf = await dfs();
-    expect(await applyMigrations(db)).toEqual([PAGES]);
+    // This migration and those after it (later ones, e.g. 20261209000000_heading_term_runs, must keep
+    // these results too: they rewrite the same function).
+    expect(await applyMigrations(db)).toContain(PAGES);
   });
   afterAll(async () => {
     await close();
