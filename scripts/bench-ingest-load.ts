@@ -7,7 +7,7 @@
 // to answer its first request. Writes a block to docs/bench-ingest-under-load.md.
 //
 //   node --conditions=react-server --import tsx scripts/bench-ingest.ts --under-load
-//        [--pdf-pages 1500] [--md-mb 10] [--label after] [--no-write] [--corpus-only]
+//        [--pdf-pages 1500] [--md-mb 10] [--label after] [--no-write] [--corpus-only] [--graph off]
 //
 // --corpus-only generates the two big files (cached in the temp directory) and stops: run it
 // under /work/tools/cpu first, so the measured run does not spend its quiet slot on pdf-lib.
@@ -33,6 +33,9 @@ const MD_MB = Number(opt("--md-mb", "10"));
 const LABEL = opt("--label", "current");
 const WRITE = !args.includes("--no-write");
 const CORPUS_ONLY = args.includes("--corpus-only");
+// --graph off: the loaded KB's knowledge graph turned off (a diagnostic: how much the graph stage,
+// which runs after a file is ready, slows the files still indexing next to it).
+const GRAPH = opt("--graph", "on");
 const PG = process.env.BENCH_DATABASE_URL;
 const LOAD_TIMEOUT_MS = 15 * 60_000;
 
@@ -375,6 +378,10 @@ export async function benchIngestUnderLoad(): Promise<void> {
 
   // Under load.
   const kb = (await postJson<{ data: { id: string } }>(`${base}/v1/knowledges`, { name: "load" })).data.id;
+  if (GRAPH === "off") {
+    const res = await fetch(`${base}/v1/knowledges/${kb}/graph`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ enabled: false }) });
+    if (!res.ok) throw new Error(`turning the graph off failed: ${res.status}`);
+  }
   const walDir = path.join(dataDir, "pglite", "pg_wal");
   let walPeak = 0;
   let dataPeak = 0;
@@ -435,7 +442,7 @@ export async function benchIngestUnderLoad(): Promise<void> {
   const over1s = loaded.health.filter((x) => x > 1000).length;
   const block = [
     `<!-- bench:load-${PG ? "postgres" : "pglite"}-${LABEL} -->`,
-    `### ${LABEL}: ${db}, ${new Date().toISOString().slice(0, 16)}Z (load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end; Node ${process.version})`,
+    `### ${LABEL}: ${db}, ${new Date().toISOString().slice(0, 16)}Z (load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end; Node ${process.version}${GRAPH === "off" ? "; knowledge graph off" : ""})`,
     "",
     "| | health p50 | health p95 | health max | probes > 1 s | references p50 | references p95 | questions | errors |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",

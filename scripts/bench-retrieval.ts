@@ -154,7 +154,7 @@ const reuseDir = arg("reuse-db");
 async function openFresh() {
   if (databaseUrl) return openDatabase({ databaseUrl });
   if (reuseDir) {
-    // An index built by an earlier run (possibly before migration 20261209000000): its files'
+    // An index built by an earlier run (possibly before migration 20261211000000): its files'
     // heading runs are computed here as the server's start would.
     const h = await openDatabase({ dataDir: reuseDir });
     await backfillHeadingRuns(h.prisma);

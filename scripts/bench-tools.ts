@@ -122,9 +122,12 @@ async function main() {
       const list = cols.map((c) => `"${c}"`).join(", ");
       // A page's chunk ids are an array: each element gets the suffix, in order.
       const expr = (c: string) =>
-        c === "chunk_ids" ? `(SELECT array_agg(x || '-c${k}' ORDER BY o) FROM unnest("chunk_ids") WITH ORDINALITY AS u(x, o))` : suffixed.has(c) ? `"${c}" || '-c${k}'` : `"${c}"`;
+        c === "chunk_ids" ? `(SELECT array_agg(x || '_c${k}' ORDER BY o) FROM unnest("chunk_ids") WITH ORDINALITY AS u(x, o))` : suffixed.has(c) ? `"${c}" || '_c${k}'` : `"${c}"`;
       const exprs = cols.map(expr).join(", ");
-      const own = table === "posting_pages" ? `file_id NOT LIKE '%-c%'` : `id NOT LIKE '%-c%'`;
+      // Originals only. The suffix holds an underscore, which no generated id does: the first
+      // version used "-c", which also occurs inside UUIDs (a group starting with c), so the
+      // copies left out about a tenth of the chunks while keeping their postings.
+      const own = `strpos(${table === "posting_pages" ? "file_id" : "id"}, '_c') = 0`;
       await db.$executeRawUnsafe(`INSERT INTO ${table} (${list}) SELECT ${exprs} FROM ${table} WHERE knowledge_id = $1 AND ${own}`, kb);
     }
     n += n / k;
@@ -136,6 +139,8 @@ async function main() {
   if (keptDir) writeFileSync(metaFile, JSON.stringify({ uid, kb, n, files: fileCount, indexS }));
   }
 
+  // The chunks as they are in the database (the count above is what was written or copied).
+  n = Number((await db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM chunks WHERE knowledge_id = $1`, kb))[0]?.n ?? n);
   const ctx = { userId: uid, readableKnowledgeIds: new Set([kb]), signal: new AbortController().signal };
   const rctx = { ownerId: uid, sessionId: "bench", turnId: "bench", traceId: "bench", signal: ctx.signal, readableKnowledgeIds: ctx.readableKnowledgeIds };
   const runtime = getRetrievalRuntime();

@@ -4,7 +4,7 @@
 // migration's text under another name (retrieval_lexical_search_before) and dropped at the end.
 //
 //   node --conditions=react-server --import tsx scripts/lexical-ab.ts --reuse-db DIR --kb-name NAME \
-//     --dataset ../shared/bench/cmrc2018-sent [--before 20261206000000_posting_pages] [--limit 300] [--pool 40]
+//     --dataset ../shared/bench/cmrc2018-sent [--before 20261210000000_lexical_linear_levels] [--limit 300] [--pool 40]
 //
 // DIR is an embedded database left by `bench-retrieval.ts --reuse-db DIR` (NAME: its KB's name, e.g.
 // "cmrc2018-sent+title" or "scale-200000-headings").
@@ -22,7 +22,7 @@ const arg = (n: string) => {
 const dir = arg("reuse-db")!;
 const kbName = arg("kb-name")!;
 const dataset = arg("dataset")!;
-const before = arg("before") ?? "20261206000000_posting_pages";
+const before = arg("before") ?? "20261210000000_lexical_linear_levels";
 const limit = Number(arg("limit") ?? 300);
 const pool = Number(arg("pool") ?? 40);
 

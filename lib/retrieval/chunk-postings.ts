@@ -32,7 +32,7 @@ export interface HeadingTermRun {
 }
 
 /**
- * Where each heading term is shared (heading_term_runs, migration 20261209000000): per term of a
+ * Where each heading term is shared (heading_term_runs, migration 20261211000000): per term of a
  * chunk's heading path, the runs of consecutive ordinals whose heading holds it. Lexical search
  * scores such a term, in each chunk of the file holding it in its heading, with the best score
  * any of them gets for it (the section's evidence; see retrieval_lexical_search). A run of one

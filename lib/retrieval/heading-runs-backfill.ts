@@ -1,5 +1,5 @@
 import "server-only";
-// Heading runs of the files indexed before migration 20261209000000_heading_term_runs. The
+// Heading runs of the files indexed before migration 20261211000000_heading_term_runs. The
 // migration cannot compute them (a heading's terms come from the tokenizer: jieba, Traditional →
 // Simplified, stemming), so it lists those files in heading_term_runs_pending and the server
 // computes their runs here, in the background after start, with the same function as the index

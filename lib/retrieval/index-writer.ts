@@ -80,7 +80,7 @@ export function prepareChunks(args: ReplaceFileChunksArgs): PreparedChunk[] {
 export const DELETE_FILE_POSTINGS_SQL = `DELETE FROM posting_pages WHERE file_id = $1`;
 
 /**
- * A file's heading runs (migration 20261209000000_heading_term_runs; few rows, the primary key
+ * A file's heading runs (migration 20261211000000_heading_term_runs; few rows, the primary key
  * starts with file_id), and its place in the list of files indexed before that migration whose
  * runs the background backfill still has to compute: the writer writes them itself from here on.
  */
@@ -240,19 +240,34 @@ async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepa
 // index order with a limit (lexical.ts); without statistics the planner may take every page and
 // sort them instead, which is what made 200k-chunk queries slow with the former postings table.
 // A PostgreSQL server's autovacuum analyzes on its own; embedded PGlite never does, so the writer
-// asks for it once enough pages were written since the last time (about 10 % of the table, at
-// least 2,000 pages). It is a VACUUM (ANALYZE): vacuum also sets the visibility map.
+// asks for it once enough pages were written since the last time (see analyzeDue). It is a
+// VACUUM (ANALYZE): vacuum also sets the visibility map and reclaims a re-indexed file's pages.
 const g = globalThis as unknown as { __kaPagesSinceAnalyze?: number };
-const ANALYZE_MIN_PAGES = 2_000;
+
+/**
+ * Rows ANALYZE samples at the default statistics target (300 × 100). Analyzing again before
+ * that many rows were written re-reads mostly the rows of the last sample; counting from here,
+ * the analyze work stays proportional to the rows written however small the files are. (The
+ * floor was 2,000 pages, assumed ~10× fewer than postings; for small files a page holds about
+ * one posting, and 848 files of ~12 chunks ran VACUUM (ANALYZE) 30 times — most of
+ * bench:retrieval's indexing regression, issue 22, session 14.)
+ */
+const ANALYZE_SAMPLE_ROWS = 30_000;
+
+/** Whether the writer analyzes posting_pages now: pages written since the last time are at least
+ *  one ANALYZE sample and at least 10 % of the table (autovacuum's default scale factor). */
+export function analyzeDue(pagesSince: number, tableRows: number): boolean {
+  return pagesSince >= ANALYZE_SAMPLE_ROWS && pagesSince >= 0.1 * tableRows;
+}
 
 async function maybeAnalyze(db: Pick<PrismaClient, "$executeRawUnsafe" | "$queryRawUnsafe">, written: number): Promise<void> {
   g.__kaPagesSinceAnalyze = (g.__kaPagesSinceAnalyze ?? 0) + written;
-  if (g.__kaPagesSinceAnalyze < ANALYZE_MIN_PAGES) return;
+  if (!analyzeDue(g.__kaPagesSinceAnalyze, 0)) return;
   try {
     const rows = await db.$queryRawUnsafe<{ n: number }[]>(
       `SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = 'posting_pages'::regclass`,
     );
-    if (g.__kaPagesSinceAnalyze < 0.1 * Number(rows[0]?.n ?? 0)) return;
+    if (!analyzeDue(g.__kaPagesSinceAnalyze, Number(rows[0]?.n ?? 0))) return;
     g.__kaPagesSinceAnalyze = 0;
     await db.$executeRawUnsafe(`VACUUM (ANALYZE) posting_pages`);
   } catch {

@@ -117,7 +117,7 @@ const MAX_QUERY_TERMS = 64;
  * calibration needs no second round trip. It is a PL/pgSQL function so its plan is cached per
  * connection: planning the statement cost several times what running it does.
  *
- * Section-shared heading evidence (migration 20261209000000_heading_term_runs): an uncapped query
+ * Section-shared heading evidence (migration 20261211000000_heading_term_runs): an uncapped query
  * term in a chunk's heading path scores, for that chunk, the best BM25 score any chunk of the same
  * file holding the term in its heading gets for it (the file's runs in heading_term_runs, written
  * by the index writer). The title's words then say which section, and the chunks' other words

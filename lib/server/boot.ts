@@ -143,7 +143,7 @@ async function startBackground(env: ReturnType<typeof getEnv>, relayRef: { curre
   await startIngestionRunner({ db, workerId, liveness: relayRef.current ? { name: livenessName } : undefined });
   const { startEvaluationRunner } = await import("@/lib/retrieval/evaluation/runner");
   await startEvaluationRunner({ embedded: !env.DATABASE_URL, recovered: true });
-  // Heading runs of files indexed before migration 20261209000000 (none after the first start
+  // Heading runs of files indexed before migration 20261211000000 (none after the first start
   // that follows it); in the background, one file per short transaction.
   void import("@/lib/retrieval/heading-runs-backfill")
     .then(({ backfillHeadingRuns }) => backfillHeadingRuns(db))

@@ -92,21 +92,25 @@ export function grepStatement(keywords: readonly string[], kbIds: readonly strin
     const p = `$${params.length}`;
     fileFilter = (alias) => ` AND ${alias}.file_id = ANY(${p}::text[])`;
   }
+  // Each arm gives (chunk id, file, position in the file): a postings page carries its chunks'
+  // ordinals, so a word looked up there needs nothing from the chunks table to be placed.
   const arms = keywords.map((k) => {
     const terms = [...k].length < MIN_TRIGRAM_CHARS ? tokenize(k) : [];
     if (terms.length === 1) {
       params.push(terms[0]);
-      return `(SELECT e.id FROM posting_pages t CROSS JOIN LATERAL unnest(t.chunk_ids) AS e(id) WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
+      return `(SELECT e.id, t.file_id, e.ordinal FROM posting_pages t CROSS JOIN LATERAL unnest(t.chunk_ids, t.ordinals) AS e(id, ordinal) WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
     }
     params.push(likeLiteral(k));
-    return `(SELECT k.id FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}${fileFilter("k")} LIMIT $2)`;
+    return `(SELECT k.id, k.file_id, k.ordinal FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}${fileFilter("k")} LIMIT $2)`;
   });
-  params.push(GREP_MAX_CHUNKS + 1);
   // The arms are a UNION, not an OR: an OR mixing a postings subquery with ILIKE cannot be a
-  // bitmap OR and made the planner scan every chunk. Matching chunks come first, from the
-  // chunks table alone (a materialized CTE), so the planner cannot start from the files table
-  // and probe every file's chunks (bench:tools saw that plan with stale file statistics); the
-  // files' status and names are joined to the matches only.
+  // bitmap OR and made the planner scan every chunk.
+  //
+  // Which chunks are shown is decided before any text is read: the matches of ready files, in
+  // file and chunk order, cut at the cap, from the arms' ids and positions alone (m); only those
+  // chunks are then read with their text (one primary-key probe each, in that order). Before,
+  // every chunk the arms found (up to twice the cap) was read with its text and most were then
+  // cut: at 200k chunks those probes were most of the statement's time (bench-tools.md).
   //
   // Counting stays in JS on purpose: counting the same chunks in SQL (lower(), replace(), per-
   // document aggregates and rank(), text read only for the chunks returned) was tried and was
@@ -114,15 +118,15 @@ export function grepStatement(keywords: readonly string[], kbIds: readonly strin
   // because lower() and replace() per chunk and keyword cost more inside the database than
   // shipping the text and running indexOf (docs/bench-tools.md, eleventh session).
   const sql = `WITH m AS MATERIALIZED (
-       SELECT c.id, c.ordinal, c.content, c.file_id, c.knowledge_id
-         FROM chunks c
-        WHERE c.id IN (${arms.join(" UNION ")})
-        LIMIT $${params.length} * 2)
-     SELECT m.id, m.ordinal, m.content, m.file_id, f.name AS file_name, m.knowledge_id
-       FROM m JOIN knowledge_files f ON f.id = m.file_id
-      WHERE f.status = 'success'
-      ORDER BY m.file_id, m.ordinal
-      LIMIT $${params.length}`;
+       SELECT u.id, u.file_id, u.ordinal, f.name AS file_name
+         FROM (${arms.join(" UNION ")}) u
+         JOIN knowledge_files f ON f.id = u.file_id
+        WHERE f.status = 'success'
+        ORDER BY u.file_id, u.ordinal
+        LIMIT $2)
+     SELECT m.id, m.ordinal, c.content, m.file_id, m.file_name, c.knowledge_id
+       FROM m JOIN chunks c ON c.id = m.id
+      ORDER BY m.file_id, m.ordinal`;
   return { sql, params };
 }
 
@@ -138,10 +142,8 @@ export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> =
   outputSchema: output,
   async run(args, ctx) {
     const kbIds = resolveKnowledgeIds(args.knowledge_base_ids, ctx);
+    if (kbIds.length === 0) return { documents: [], truncated: false, reason: emptyReason(kbIds, { ready: 0, total: 0 }) };
     const db = await toolDb();
-    const counts = await readyFileCounts(db, kbIds);
-    const reason = emptyReason(kbIds, counts);
-    if (reason) return { documents: [], truncated: false, reason };
     const keywords = [...new Set(args.keywords)];
     const { sql, params } = grepStatement(keywords, kbIds, args.file_ids);
     const rows = await db.$queryRawUnsafe<Row[]>(sql, ...params);
@@ -177,7 +179,11 @@ export const grepChunksTool: ToolDefinition<GrepChunksInput, GrepChunksOutput> =
       .filter((d) => d.total_matches > 0)
       .sort((a, b) => b.distinct_keywords - a.distinct_keywords || b.total_matches - a.total_matches || a.file_name.localeCompare(b.file_name))
       .slice(0, args.max_documents);
-    return { documents, truncated, reason: documents.length ? null : `No document contains ${quoteList(keywords, 3)}.` };
+    if (documents.length) return { documents, truncated, reason: null };
+    // Why nothing matched is only worth a statement when nothing did: a match comes from a ready
+    // file (the statement joins only those), so the files' states are read here, not before.
+    const reason = rows.length ? null : emptyReason(kbIds, await readyFileCounts(db, kbIds));
+    return { documents, truncated, reason: reason ?? `No document contains ${quoteList(keywords, 3)}.` };
   },
   summarize(out) {
     const matches = out.documents.reduce((n, d) => n + d.total_matches, 0);

@@ -67,9 +67,16 @@ export const knowledgeSearchTool: ToolDefinition<KnowledgeSearchInput, Knowledge
   async run(args, ctx) {
     const kbIds = resolveKnowledgeIds(args.knowledge_base_ids, ctx);
     const db = await toolDb();
-    const counts = await readyFileCounts(db, kbIds);
-    const reason = emptyReason(kbIds, counts);
-    if (reason) return { hits: [], reason, rerank: "none" };
+    // Why a search has nothing to search (no files, none ready) is only worth a statement when
+    // it found nothing: a hit comes from a ready file. Asked first only with file_ids, where
+    // retrieve() refuses a file that is not ready (FILE_NOT_SEARCHABLE) before it searches, and
+    // a KB with no ready file must still answer with its reason. (On PGlite every statement is
+    // a round trip to the database thread, a visible share of a small KB's search.)
+    const whyEmpty = async () => emptyReason(kbIds, await readyFileCounts(db, kbIds));
+    if (kbIds.length === 0 || args.file_ids?.length) {
+      const reason = await whyEmpty();
+      if (reason) return { hits: [], reason, rerank: "none" };
+    }
     const runtime = getRetrievalRuntime();
     const turnId = randomUUID();
     const rctx = { ownerId: ctx.userId, sessionId: "tool:knowledge_search", turnId, traceId: turnId, signal: ctx.signal, readableKnowledgeIds: ctx.readableKnowledgeIds };
@@ -92,6 +99,10 @@ export const knowledgeSearchTool: ToolDefinition<KnowledgeSearchInput, Knowledge
         const prev = best.get(h.chunkId);
         if (!prev || h.score > prev.score) best.set(h.chunkId, h);
       }
+    }
+    if (best.size === 0) {
+      const reason = await whyEmpty();
+      if (reason) return { hits: [], reason, rerank: "none" };
     }
     let merged = [...best.values()].sort((a, b) => b.score - a.score);
     let rerank: KnowledgeSearchOutput["rerank"] = "none";

@@ -14,12 +14,12 @@ import { lexicalSearch } from "@/lib/retrieval/lexical";
 import { tokenize } from "@/lib/retrieval/text/tokenize";
 import { freshDatabase } from "../../support/test-env";
 
-// Migration 20261209000000 (section-shared heading evidence) on an index written before it, in the
+// Migration 20261211000000 (section-shared heading evidence) on an index written before it, in the
 // posting-pages layout of 20261206000000: its hits and scores stay what they were, the files whose
 // heading spans two chunks are listed for the backfill, and once the backfill has computed their
 // runs (from the chunks' heading paths, with the writer's tokenizer) the heading is shared. On
 // PGlite, or on the PostgreSQL server of TEST_DATABASE_URL.
-const HEADING_RUNS = "20261209000000_heading_term_runs";
+const HEADING_RUNS = "20261211000000_heading_term_runs";
 
 async function openRunner(): Promise<{ db: SqlRunner; close: () => Promise<void> }> {
   if (process.env.TEST_DATABASE_URL) {

@@ -1,4 +1,4 @@
-// Section-shared heading evidence (issue 23; migration 20261209000000_heading_term_runs): a term of
+// Section-shared heading evidence (issue 23; migration 20261211000000_heading_term_runs): a term of
 // a chunk's heading path scores, in every chunk of the file holding it in its heading, the best
 // score any of them gets for it — it says which section a question is about, not which of the
 // section's chunks answers it. Runs on PGlite, and on PostgreSQL when TEST_DATABASE_URL is set.

@@ -271,11 +271,27 @@ describe("retrieval on the real database", () => {
         )
       )[0]!;
     const before = await counts();
-    // 2,200 chunks × 10 distinct terms, each in one chunk = 22,000 pages, over the 2,000 threshold.
-    const chunks = Array.from({ length: 2200 }, (_, i) => chunk(i, Array.from({ length: 10 }, (_, j) => `vac${i}term${j}`).join(" ")));
+    // 3,100 chunks × 10 distinct terms, each in one chunk = 31,000 pages, over the threshold (one
+    // ANALYZE sample, 30,000 rows; analyzeDue in index-writer.ts).
+    const chunks = Array.from({ length: 3100 }, (_, i) => chunk(i, Array.from({ length: 10 }, (_, j) => `vac${i}term${j}`).join(" ")));
     await replaceFileChunks(db, { knowledgeId: kb, fileId: id("vacf1"), chunks });
     await expect.poll(async () => (await counts()).v).toBeGreaterThan(before.v);
     expect((await counts()).a).toBeGreaterThan(before.a);
+  });
+
+  it("posting_pages keeps planner statistics on its keys only, none on its arrays (migration 20261209200000)", async () => {
+    // Array columns' statistics (most common elements: every chunk id sampled) were ~70 % of an
+    // ANALYZE, and no query filters on the arrays' elements.
+    const kb = id("kbArrStats");
+    await db.knowledge.create({ data: { id: kb, name: kb, ownerId: id("u") } });
+    await file(kb, id("statsf1"));
+    await replaceFileChunks(db, { knowledgeId: kb, fileId: id("statsf1"), chunks: [chunk(0, "granite quarry stone"), chunk(1, "granite cliff")] });
+    await db.$executeRawUnsafe(`ANALYZE posting_pages`);
+    const cols = (
+      await db.$queryRawUnsafe<{ attname: string }[]>(`SELECT attname::text AS attname FROM pg_stats WHERE schemaname = 'public' AND tablename = 'posting_pages' ORDER BY 1`)
+    ).map((r) => r.attname);
+    expect(cols).toEqual(expect.arrayContaining(["file_id", "first_dl", "first_tf", "inc", "knowledge_id", "term"]));
+    expect(cols.filter((c) => ["chunk_ids", "tfs", "doc_lens", "ordinals"].includes(c))).toEqual([]);
   });
 
   it("removing one file's postings reads that file's rows through an index, not the whole table", async () => {

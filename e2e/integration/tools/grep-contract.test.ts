@@ -18,6 +18,7 @@ describe("grep_chunks contract", () => {
   let ctx: ToolContext;
   let kbTies: string;
   let kbBig: string;
+  let kbThree: string;
   const files: Record<string, string> = {};
 
   const grep = async (args: Record<string, unknown>): Promise<GrepChunksOutput> => {
@@ -53,6 +54,11 @@ describe("grep_chunks contract", () => {
     // More matching chunks than the cap, over two documents.
     files["big1.txt"] = await seedIndexedFile(kbBig, "big1.txt", Array.from({ length: 1500 }, (_, i) => ({ content: `walrus ${i}` })));
     files["big2.txt"] = await seedIndexedFile(kbBig, "big2.txt", Array.from({ length: 600 }, (_, i) => ({ content: `walrus ${i} walrus` })));
+    // Three keywords, each in 2,001 chunks of its own document: the arms find three times the cap.
+    kbThree = (await a.json<{ id: string }>("POST", "/v1/knowledges", { name: "Three" })).data.id;
+    for (const word of ["antelope", "bison", "caribou"]) {
+      files[`${word}.txt`] = await seedIndexedFile(kbThree, `${word}.txt`, Array.from({ length: GREP_MAX_CHUNKS + 1 }, (_, i) => ({ content: `${word} ${i}` })));
+    }
     const me = (await a.json<{ user: { id: string } }>("GET", "/v1/auth/me")).data.user.id;
     ctx = { userId: me, readableKnowledgeIds: await readableKnowledgeIds(me), signal: new AbortController().signal };
   }, 300_000);
@@ -102,5 +108,18 @@ describe("grep_chunks contract", () => {
     const narrow = await grep({ keywords: ["walrus"], knowledge_base_ids: [kbBig], file_ids: [files["big2.txt"]] });
     expect(narrow.truncated).toBe(false);
     expect(narrow.documents.map((d) => [d.file_name, d.total_matches])).toEqual([["big2.txt", 1200]]);
+  });
+
+  it("past the cap, the chunks counted are the first ones in document order of all the arms found", async () => {
+    // The arms together found 6,003 chunks. Before, up to twice the cap of them (whichever the
+    // union gave first) were read and then ordered, so the first document came out partly
+    // counted, next to parts of the others; now the order decides before any text is read.
+    const out = await grep({ keywords: ["antelope", "bison", "caribou"], knowledge_base_ids: [kbThree] });
+    expect(out.truncated).toBe(true);
+    // The first document by id (in the database's collation) alone, every chunk of it counted.
+    expect(out.documents).toHaveLength(1);
+    expect(["antelope.txt", "bison.txt", "caribou.txt"]).toContain(out.documents[0]!.file_name);
+    expect(out.documents[0]!.total_matches).toBe(GREP_MAX_CHUNKS);
+    expect(out.documents[0]!.chunks.map((c) => c.chunk_index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readableKnowledgeIds } from "@/lib/auth/access";
-import { getDb } from "@/lib/db/client";
+import { getDb, getRawDb } from "@/lib/db/client";
 import { callTool, inputJsonSchema, TOOLS } from "@/lib/tools/registry";
 import type { ToolContext } from "@/lib/tools/types";
 import { SAMPLE_CHUNKS, seedIndexedFile } from "../../support/seed";
@@ -106,6 +106,34 @@ describe("agent tools", () => {
       const g = await callTool("grep_chunks", { keywords: ["warranty"], knowledge_base_ids: [kb] }, ctxA);
       expect((g as { output: { documents: unknown[]; reason: string } }).output).toMatchObject({ documents: [] });
       expect((g as { output: { reason: string } }).output.reason).toMatch(reason);
+    }
+  });
+
+  it("knowledge_search and grep_chunks read the files' states only when they found nothing", async () => {
+    // A hit or a match comes from a ready file, so the files' states (the reason of an empty
+    // result) are not read when there is one: on PGlite each statement is a round trip to the
+    // database thread, a visible share of a small KB's call.
+    const raw = await getRawDb();
+    const spy = vi.spyOn(raw, "$queryRawUnsafe");
+    const stateReads = () => spy.mock.calls.filter(([sql]) => String(sql).includes("FILTER (WHERE status = 'success')")).length;
+    try {
+      const s = await callTool("knowledge_search", { queries: ["warranty"], knowledge_base_ids: [kbA] }, ctxA);
+      expect(s).toMatchObject({ status: "ok", output: { reason: null } });
+      expect((s as { count: number }).count).toBeGreaterThan(0);
+      const g = await callTool("grep_chunks", { keywords: ["warranty"], knowledge_base_ids: [kbA] }, ctxA);
+      expect(g).toMatchObject({ status: "ok", count: 2, output: { reason: null } });
+      expect(stateReads()).toBe(0);
+      // Nothing found in a KB with ready files: the states are read, and the reason says so.
+      const none = await callTool("grep_chunks", { keywords: ["okapi"], knowledge_base_ids: [kbA] }, ctxA);
+      expect(none).toMatchObject({ status: "ok", count: 0, output: { reason: 'No document contains "okapi".' } });
+      expect(stateReads()).toBe(1);
+      // With file_ids, knowledge_search still asks first: retrieve() refuses a file that is not
+      // ready, and a KB with no ready file answers with its reason instead.
+      const indexingFile = (await (await getDb()).knowledgeFile.findFirstOrThrow({ where: { knowledgeId: kbIndexing } })).id;
+      const filtered = await callTool("knowledge_search", { queries: ["warranty"], knowledge_base_ids: [kbIndexing], file_ids: [indexingFile] }, ctxA);
+      expect((filtered as { output: { reason: string } }).output.reason).toMatch(/no searchable/);
+    } finally {
+      spy.mockRestore();
     }
   });
 

@@ -1,63 +1,15 @@
--- Section-shared heading evidence (issue 23) on the posting pages of 20261206000000_posting_pages.
--- The ranking is the one measured on branch s12-rank (its migration 20261208000000_heading_term_runs,
--- written over the former chunk_terms table and never landed); docs/benchmarks-retrieval.md,
--- "Thirteenth session", has the figures on this layout.
+-- retrieval_lexical_search, the same function as 20261206000000_posting_pages with one window frame
+-- changed (same rows, same hits and scores).
 --
--- Why. A chunk's heading path (a document or section title) is indexed with its text, so the
--- title's words are in every chunk of the section, and BM25 scored each chunk's copy of them on
--- its own: divided by that chunk's length normalisation and stacked with the body's repetitions of
--- the same words. Those words say which section a question is about, not which of its chunks
--- answers it, yet they decided between siblings: on cmrc2018-sent with titles the sentence that
--- repeats the article's subject outranked the one holding the answer, and retrieve() trailed
--- MiniSearch.
---
--- What. A query term that is in a chunk's heading scores, for that chunk, the best BM25 score any
--- chunk of the same file with the term in its heading gets for it — the section's evidence, which
--- each of its chunks inherits equally. Siblings tie on the title's words and their other words
--- decide. Where nothing else tells them apart, their own score for the title's words does (added
--- times 1e-6: an order among ties, not a weight). A file of one chunk is its own section: nothing
--- changes for it.
---
--- How. heading_term_runs holds, per file and heading term, the runs of consecutive chunk ordinals
--- whose heading path contains the term (written by the index writer, lib/retrieval/index-writer.ts,
--- from tokenize(heading path); only runs of two or more chunks). retrieval_lexical_search joins them
--- to the postings of files with two or more matched chunks (the `pp` rows, which carry their
--- ordinal from the pages) and replaces those postings' BM25 part by the maximum over (file, term).
--- Only uncapped terms (df at most the postings cap) are shared: a capped term's postings are not
--- all read. Arguments and result rows are unchanged; the body is otherwise that of
--- 20261206000000_posting_pages, except that `multi` no longer depends on the context weight ($13)
--- (the heading needs it with context off too) and the context positions are skipped when $13 = 0.
---
--- Existing data. A heading's terms cannot be computed in SQL (jieba, Traditional → Simplified,
--- stemming), so the files already indexed whose heading could span two chunks are listed in
--- heading_term_runs_pending; the server computes their runs in the background after start
--- (lib/retrieval/heading-runs-backfill.ts, the same tokenizer as the writer) and removes them from
--- the list; a file written again by the index writer leaves the list too. Until its runs are there
--- a file ranks exactly as before. Neither table is modelled in prisma/schema.prisma (raw SQL in
--- lib/retrieval only, like retrieval_kb_stats).
-CREATE TABLE "heading_term_runs" (
-  "knowledge_id" TEXT NOT NULL,
-  "file_id" TEXT NOT NULL,
-  "term" TEXT NOT NULL,
-  "first_ordinal" INTEGER NOT NULL,
-  "last_ordinal" INTEGER NOT NULL,
-  CONSTRAINT "heading_term_runs_pkey" PRIMARY KEY ("file_id", "term", "first_ordinal"),
-  -- A file's runs go with it (its delete, its knowledge base's delete); few rows (one per heading
-  -- word and file, against one page row per term and batch), so the per-row check costs little.
-  CONSTRAINT "heading_term_runs_file_id_fkey" FOREIGN KEY ("file_id") REFERENCES "knowledge_files"("id") ON DELETE CASCADE
-);
-CREATE INDEX "heading_term_runs_term_idx" ON "heading_term_runs" ("knowledge_id", "term") INCLUDE ("file_id", "first_ordinal", "last_ordinal");
-
-CREATE TABLE "heading_term_runs_pending" (
-  "file_id" TEXT NOT NULL,
-  CONSTRAINT "heading_term_runs_pending_pkey" PRIMARY KEY ("file_id"),
-  CONSTRAINT "heading_term_runs_pending_file_id_fkey" FOREIGN KEY ("file_id") REFERENCES "knowledge_files"("id") ON DELETE CASCADE
-);
--- Files with at least two chunks under a heading: the only ones that can have a run.
-INSERT INTO "heading_term_runs_pending" ("file_id")
-SELECT c."file_id" FROM "chunks" c WHERE c."heading_path" <> '' GROUP BY c."file_id" HAVING count(*) > 1;
-
--- retrieval_lexical_search, fourth version (see above).
+-- Why. A capped term's pages are read in level order and each page's "before" is the sum of inc
+-- over the pages of strictly better levels. It was written as RANGE ... CURRENT ROW EXCLUDE GROUP:
+-- with an exclusion clause PostgreSQL cannot carry the running sum from one row to the next and
+-- re-aggregates the whole frame for every row, so a term whose best postings span ~1,000 pages cost
+-- ~1,000² additions over tuples carrying the pages' arrays. At 200,000 chunks that was ~70 ms per
+-- capped term and ~90 % of a slow query (EXPLAIN ANALYZE in docs/benchmarks-retrieval.md, session 15).
+-- GROUPS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING is the same sum (every peer group before the
+-- current row's), and with a fixed frame start and no exclusion rows only enter the frame, so the
+-- sum is carried forward: linear in the pages read.
 CREATE OR REPLACE FUNCTION "retrieval_lexical_search"(
   text[], text[], integer[], float8, float8, integer, integer, integer, text[], text, float8, float8, float8, integer
 ) RETURNS TABLE (kind text, key text, a float8, b float8, hit_knowledge_id text, hit_file_id text,
@@ -102,19 +54,11 @@ BEGIN
     ) x
     WHERE w.df > 0 AND NOT w.capped AND x.file_id NOT IN (SELECT id FROM bad)
   ), multi AS MATERIALIZED (
-    -- Context and a shared heading can only come from another matched chunk of the same file.
-    SELECT pr.file_id FROM pr GROUP BY pr.file_id HAVING count(DISTINCT pr.chunk_id) > 1
-  ), hr AS MATERIALIZED (
-    -- Where an uncapped query term is in the heading of those files' chunks (runs of ordinals).
-    SELECT r.file_id, r.term, r.first_ordinal, r.last_ordinal
-    FROM heading_term_runs r JOIN w ON w.term = r.term AND w.df > 0 AND NOT w.capped
-    WHERE r.knowledge_id = ANY($1) AND r.file_id IN (SELECT multi.file_id FROM multi)
+    -- Context can only come from another matched chunk of the same file.
+    SELECT pr.file_id FROM pr WHERE $13 > 0 GROUP BY pr.file_id HAVING count(DISTINCT pr.chunk_id) > 1
   ), pp AS MATERIALIZED (
-    -- Those files' postings with their chunk's position ((file_id, ordinal) is unique) and
-    -- whether the term is in that chunk's heading (runs of one (file, term) never overlap).
-    SELECT pr.*, hr.file_id IS NOT NULL AS head
-    FROM pr LEFT JOIN hr ON hr.file_id = pr.file_id AND hr.term = pr.term AND pr.ordinal BETWEEN hr.first_ordinal AND hr.last_ordinal
-    WHERE pr.file_id IN (SELECT multi.file_id FROM multi)
+    -- Those files' postings with their chunk's position ((file_id, ordinal) is unique).
+    SELECT pr.* FROM pr WHERE pr.file_id IN (SELECT multi.file_id FROM multi)
   ), ctx AS MATERIALIZED (
     -- Context weight per position: each posting covers the $14 positions on either side; a
     -- term counts once per position and not at all where the chunk holds it itself. (Grouping
@@ -122,7 +66,6 @@ BEGIN
     SELECT z.file_id, z.ordinal, sum(z.w) AS bonus FROM (
       SELECT pp.file_id, g.t AS ordinal, pp.term, max(pp.w) AS w, bool_or(g.t = pp.ordinal) AS own
       FROM pp CROSS JOIN LATERAL generate_series(pp.ordinal - $14, pp.ordinal + $14) AS g(t)
-      WHERE $13 > 0
       GROUP BY pp.file_id, g.t, pp.term
     ) z WHERE NOT z.own GROUP BY z.file_id, z.ordinal
   ), rare AS MATERIALIZED (
@@ -135,17 +78,10 @@ BEGIN
              0::float8 AS bonus, 1 AS matched
       FROM pr CROSS JOIN st WHERE pr.file_id NOT IN (SELECT multi.file_id FROM multi)
       UNION ALL
-      -- A heading term scores, in every chunk of the file whose heading holds it, the best score
-      -- any of them gets for it: it says which section, not which of its chunks. Its own score
-      -- (times 1e-6) only orders the chunks the rest leaves tied.
-      SELECT z.key, z.chunk_id,
-             CASE WHEN z.head THEN max(z.part) OVER (PARTITION BY z.file_id, z.term, z.head) + 1e-6 * z.part ELSE z.part END,
+      SELECT pp.file_id || '/' || pp.ordinal, pp.chunk_id,
+             pp.w * (pp.tf * ($4 + 1) / (pp.tf + $4 * (1 - $5 + $5 * pp.doc_len / greatest(st.avgdl, 1))) + $11),
              0, 1
-      FROM (
-        SELECT pp.file_id || '/' || pp.ordinal AS key, pp.chunk_id, pp.file_id, pp.term, pp.head,
-               pp.w * (pp.tf * ($4 + 1) / (pp.tf + $4 * (1 - $5 + $5 * pp.doc_len / greatest(st.avgdl, 1))) + $11) AS part
-        FROM pp CROSS JOIN st
-      ) z
+      FROM pp CROSS JOIN st
       UNION ALL
       SELECT ctx.file_id || '/' || ctx.ordinal, NULL, 0, ctx.bonus, 0 FROM ctx
     ) u
@@ -174,7 +110,7 @@ BEGIN
       FROM (
         SELECT r.file_id, r.chunk_ids, r.tfs, r.doc_lens,
                coalesce(sum(r.inc) OVER (ORDER BY r.first_tf DESC, r.first_dl
-                                         RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP), 0) AS before
+                                         GROUPS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
         FROM (
           SELECT p.file_id, p.chunk_ids, p.tfs, p.doc_lens, p.inc, p.first_tf, p.first_dl FROM posting_pages p
           WHERE p.knowledge_id = kb.id AND p.term = w.term AND ($9 IS NULL OR p.file_id = ANY($9))
