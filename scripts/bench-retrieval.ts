@@ -18,6 +18,7 @@ import { openDatabase } from "@/lib/db/client";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { ANSWERABILITY, DEFAULT_LEXICAL_CALIBRATION, type AnswerabilityFeatures } from "@/lib/retrieval/calibrate";
 import { retrieve } from "@/lib/retrieval/core";
+import { backfillHeadingRuns } from "@/lib/retrieval/heading-runs-backfill";
 import { replaceFileChunks } from "@/lib/retrieval/index-writer";
 import { tokenize, DEFAULT_TOKENIZE_OPTIONS } from "@/lib/retrieval/text/tokenize";
 import type { RetrievalContext, RetrievalHit } from "@/lib/retrieval/types";
@@ -152,7 +153,13 @@ let tmpDir: string | null = null;
 const reuseDir = arg("reuse-db");
 async function openFresh() {
   if (databaseUrl) return openDatabase({ databaseUrl });
-  if (reuseDir) return openDatabase({ dataDir: reuseDir });
+  if (reuseDir) {
+    // An index built by an earlier run (possibly before migration 20261211000000): its files'
+    // heading runs are computed here as the server's start would.
+    const h = await openDatabase({ dataDir: reuseDir });
+    await backfillHeadingRuns(h.prisma);
+    return h;
+  }
   tmpDir = mkdtempSync(path.join(tmpdir(), "ka-bench-"));
   return openDatabase({ dataDir: tmpDir });
 }
@@ -425,6 +432,11 @@ async function abstention(lines: string[]) {
 }
 
 // ---------- scale ----------
+// --scale-headings: the synthetic files get headings as real documents have them — a document
+// title (a random article title of the dataset) over every chunk and a section title (another one)
+// over each 20 chunks — so the section-shared heading evidence (heading_term_runs) is exercised.
+const scaleHeadings = flag("scale-headings");
+
 async function scaleRun(lines: string[]) {
   // Synthetic chunks made of 3 random real sentences each (so term statistics look like real
   // text, scaled up), in files of 200 chunks; the real queries are asked against them.
@@ -433,10 +445,12 @@ async function scaleRun(lines: string[]) {
     const db = h.prisma;
     // --reuse-db: the scaled KB built by an earlier run in that directory is queried again
     // (building 200k chunks takes many minutes; the latency is measured on its own).
-    const prior = reuseDir ? await db.knowledge.findFirst({ where: { name: `scale-${scale}` } }) : null;
-    const kb = prior?.id ?? (await createKb(db, `scale-${scale}`));
+    const kbName = `scale-${scale}${scaleHeadings ? "-headings" : ""}`;
+    const prior = reuseDir ? await db.knowledge.findFirst({ where: { name: kbName } }) : null;
+    const kb = prior?.id ?? (await createKb(db, kbName));
     let rnd = 42;
     const next = () => ((rnd = (rnd * 1103515245 + 12345) & 0x7fffffff), rnd);
+    const titles = [...new Set(docs.map((d) => d.title).filter(Boolean))];
     const perFile = 200;
     const t0 = performance.now();
     for (let f = 0; !prior && f * perFile < scale; f++) {
@@ -445,16 +459,21 @@ async function scaleRun(lines: string[]) {
         data: { id: fileId, knowledgeId: kb, name: `synthetic-${f}.txt`, fileType: "txt", mimeType: "text/plain", size: 1n, sha256: fileId, storageKey: fileId, status: "success" },
       });
       const n = Math.min(perFile, scale - f * perFile);
+      const docTitle = scaleHeadings && titles.length ? titles[next() % titles.length]! : "";
+      let sectionTitle = "";
       await replaceFileChunks(db, {
         knowledgeId: kb,
         fileId,
-        chunks: Array.from({ length: n }, (_, i) => ({
-          ordinal: i,
-          content: [0, 1, 2].map(() => docs[next() % docs.length]!.text).join(" "),
-          pageStart: null,
-          pageEnd: null,
-          headingPath: "",
-        })),
+        chunks: Array.from({ length: n }, (_, i) => {
+          if (scaleHeadings && titles.length && i % 20 === 0) sectionTitle = titles[next() % titles.length]!;
+          return {
+            ordinal: i,
+            content: [0, 1, 2].map(() => docs[next() % docs.length]!.text).join(" "),
+            pageStart: null,
+            pageEnd: null,
+            headingPath: scaleHeadings ? `${docTitle} > ${sectionTitle}` : "",
+          };
+        }),
       });
       if (f % 100 === 0) console.log(`  indexed ${(f + 1) * perFile} chunks, ${f1((performance.now() - t0) / 1000)} s`);
     }
@@ -481,19 +500,20 @@ async function scaleRun(lines: string[]) {
       );
       writeFileSync(arg("dump")!, dump.map((l) => l.replace(/"([0-9a-f-]{36})"/g, (_, id: string) => `"${pos.get(id) ?? id}"`)).join("\n") + "\n");
     }
-    const stats = await db.$queryRawUnsafe<{ n: number; t: number }[]>(
-      `SELECT (SELECT count(*) FROM chunks WHERE knowledge_id = $1)::int AS n, (SELECT coalesce(sum(cardinality(chunk_ids)), 0) FROM posting_pages WHERE knowledge_id = $1)::int AS t`,
+    const stats = await db.$queryRawUnsafe<{ n: number; t: number; r: number }[]>(
+      `SELECT (SELECT count(*) FROM chunks WHERE knowledge_id = $1)::int AS n, (SELECT coalesce(sum(cardinality(chunk_ids)), 0) FROM posting_pages WHERE knowledge_id = $1)::int AS t,
+              ${await headingRunsCount(db, "$1")} AS r`,
       kb,
     );
     lines.push(
       "",
-      `### Scale: ${scale.toLocaleString("en")} chunks (${h.kind})`,
+      `### Scale: ${scale.toLocaleString("en")} chunks (${h.kind})${scaleHeadings ? ", with headings" : ""}`,
       "",
-      `Synthetic chunks of three random ${datasetName} sentences each (${stats[0]!.n.toLocaleString("en")} chunks, ${stats[0]!.t.toLocaleString("en")} postings), files of ${perFile} chunks, indexed through replaceFileChunks; ${qs.length} real queries, topK 8 (pool 16).`,
+      `Synthetic chunks of three random ${datasetName} sentences each (${stats[0]!.n.toLocaleString("en")} chunks, ${stats[0]!.t.toLocaleString("en")} postings, ${stats[0]!.r.toLocaleString("en")} heading runs), files of ${perFile} chunks${scaleHeadings ? " (heading path: a random article title over the file and another over each 20 chunks)" : ""}, indexed through replaceFileChunks${prior ? " by an earlier run (--reuse-db; index time not measured here)" : ""}; ${qs.length} real queries, topK 8 (pool 16).`,
       "",
       "| index time | query mean | p50 | p95 |",
       "| ---: | ---: | ---: | ---: |",
-      `| ${f1(indexMs / 1000)} s | ${f1(mean(lat))} ms | ${f1(pct(lat, 50))} ms | ${f1(pct(lat, 95))} ms |`,
+      `| ${prior ? "—" : `${f1(indexMs / 1000)} s`} | ${f1(mean(lat))} ms | ${f1(pct(lat, 50))} ms | ${f1(pct(lat, 95))} ms |`,
     );
   } finally {
     await h.close();
@@ -501,11 +521,17 @@ async function scaleRun(lines: string[]) {
   }
 }
 
+/** SQL for the KB's heading-run count, or 0 on a schema without them (the same script measures main). */
+async function headingRunsCount(db: PrismaClient, kbParam: string): Promise<string> {
+  const [t] = await db.$queryRawUnsafe<{ ok: boolean }[]>(`SELECT to_regclass('heading_term_runs') IS NOT NULL AS ok`);
+  return t?.ok ? `(SELECT count(*) FROM heading_term_runs WHERE knowledge_id = ${kbParam})::int` : "0";
+}
+
 // ---------- main ----------
 async function main() {
   const lines: string[] = [];
   const started = new Date().toISOString().slice(0, 16).replace("T", " ");
-  const section = (scale ? `${datasetName}-scale-${scale}` : flag("abstention-only") ? `${datasetName}-abstention` : datasetName) + (titleHeading || scale ? "" : "-text-only");
+  const section = (scale ? `${datasetName}-scale-${scale}${scaleHeadings ? "-headings" : ""}` : flag("abstention-only") ? `${datasetName}-abstention` : datasetName) + (titleHeading || scale ? "" : "-text-only");
   lines.push(
     `## ${datasetName}${scale ? ` — ${scale.toLocaleString("en")}-chunk latency` : ""}`,
     "",
@@ -522,7 +548,7 @@ async function main() {
     await abstention(lines);
   } else {
     const h = await openFresh();
-    let main: { m: Metrics; indexMs: number; lat: number[]; files: number; chunks: number; ranked: Map<string, string[]> };
+    let main: { m: Metrics; indexMs: number; lat: number[]; files: number; chunks: number; ranked: Map<string, string[]>; postings: number; runs: number };
     try {
       const db = h.prisma;
       const prior = reuseDir ? await db.knowledge.findFirst({ where: { name: `${datasetName}${titleHeading ? "+title" : ""}` } }) : null;
@@ -533,14 +559,19 @@ async function main() {
       // --dump FILE: each query's ranked documents and scores, one JSON line per query (to compare
       // two versions' rankings hit by hit).
       if (arg("dump")) writeFileSync(arg("dump")!, queries.map((q) => JSON.stringify({ q: q.id, ...r.top.get(q.id), features: undefined })).join("\n") + "\n");
-      main = { m: evaluate(r.ranked, queries), indexMs: ms, lat: r.lat, files, chunks: chunkToDoc.size, ranked: r.ranked };
+      // What the index stores (the write cost of a ranking change shows here).
+      const [st] = await db.$queryRawUnsafe<{ t: number; r: number }[]>(
+        `SELECT (SELECT coalesce(sum(cardinality(chunk_ids)), 0) FROM posting_pages WHERE knowledge_id = $1)::int AS t, ${await headingRunsCount(db, "$1")} AS r`,
+        kb,
+      );
+      main = { m: evaluate(r.ranked, queries), indexMs: ms, lat: r.lat, files, chunks: chunkToDoc.size, ranked: r.ranked, postings: st?.t ?? 0, runs: st?.r ?? 0 };
     } finally {
       await h.close();
       if (tmpDir && !reuseDir) rmSync(tmpDir, { recursive: true, force: true });
     }
     lines.push(
       "",
-      `${docs.length.toLocaleString("en")} documents as ${main.chunks.toLocaleString("en")} chunks in ${main.files.toLocaleString("en")} files (${sentenceIds ? "one file per article" : "one file per document"}${titleHeading ? ", title indexed as heading path" : ", text only"}); ${queries.length.toLocaleString("en")} queries; lexical only (no embedding model), default MMR (λ 0.85), topK 20, candidate pool 40.`,
+      `${docs.length.toLocaleString("en")} documents as ${main.chunks.toLocaleString("en")} chunks in ${main.files.toLocaleString("en")} files (${sentenceIds ? "one file per article" : "one file per document"}${titleHeading ? ", title indexed as heading path" : ", text only"}; ${main.postings.toLocaleString("en")} postings, ${main.runs.toLocaleString("en")} heading runs); ${queries.length.toLocaleString("en")} queries; lexical only (no embedding model), default MMR (λ 0.85), topK 20, candidate pool 40.`,
       "",
       "| system | nDCG@10 | Recall@5 | Recall@20 | MRR@10 | index time | query p50 | query p95 |",
       "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",

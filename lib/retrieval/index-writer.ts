@@ -4,7 +4,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { runAtomic, type AtomicStatement } from "@/lib/db/client";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
-import { chunkPostings, type ChunkPostings } from "./chunk-postings";
+import { chunkPostings, headingTermRuns, type ChunkPostings, type HeadingTermRun } from "./chunk-postings";
 import type { ChunkInput } from "./types";
 
 export interface ReplaceFileChunksArgs {
@@ -28,7 +28,7 @@ export function vectorLiteral(v: readonly number[]): string {
   return `[${v.join(",")}]`;
 }
 
-export { chunkPostings, type ChunkPostings, type IndexableChunk } from "./chunk-postings";
+export { chunkPostings, headingTermRuns, type ChunkPostings, type HeadingTermRun, type IndexableChunk } from "./chunk-postings";
 
 export interface PreparedChunk {
   id: string;
@@ -79,9 +79,34 @@ export function prepareChunks(args: ReplaceFileChunksArgs): PreparedChunk[] {
  */
 export const DELETE_FILE_POSTINGS_SQL = `DELETE FROM posting_pages WHERE file_id = $1`;
 
+/**
+ * A file's heading runs (migration 20261211000000_heading_term_runs; few rows, the primary key
+ * starts with file_id), and its place in the list of files indexed before that migration whose
+ * runs the background backfill still has to compute: the writer writes them itself from here on.
+ */
+const DELETE_FILE_RUNS_SQL = `DELETE FROM heading_term_runs WHERE file_id = $1`;
+const DELETE_FILE_RUNS_PENDING_SQL = `DELETE FROM heading_term_runs_pending WHERE file_id = $1`;
+const deleteRunsStatements = (fileId: string): AtomicStatement[] => [
+  { sql: DELETE_FILE_RUNS_PENDING_SQL, params: [fileId] },
+  { sql: DELETE_FILE_RUNS_SQL, params: [fileId] },
+];
+
 async function deleteIn(tx: Tx, fileId: string): Promise<void> {
   await tx.$executeRawUnsafe(DELETE_FILE_POSTINGS_SQL, fileId);
   await tx.$executeRawUnsafe(`DELETE FROM chunks WHERE file_id = $1`, fileId);
+  for (const st of deleteRunsStatements(fileId)) await tx.$executeRawUnsafe(st.sql, ...(st.params ?? []));
+}
+
+/** The INSERT of a file's heading runs (none when no heading term spans two chunks). */
+export function runStatements(knowledgeId: string, fileId: string, runs: readonly HeadingTermRun[]): AtomicStatement[] {
+  if (!runs.length) return [];
+  return [
+    {
+      sql: `INSERT INTO heading_term_runs (knowledge_id, file_id, term, first_ordinal, last_ordinal)
+       SELECT $1, $2, u.term, u.first_ordinal, u.last_ordinal FROM unnest($3::text[], $4::int[], $5::int[]) AS u(term, first_ordinal, last_ordinal)`,
+      params: [knowledgeId, fileId, runs.map((r) => r.term), runs.map((r) => r.first), runs.map((r) => r.last)],
+    },
+  ];
 }
 
 /**
@@ -252,6 +277,7 @@ async function maybeAnalyze(db: Pick<PrismaClient, "$executeRawUnsafe" | "$query
 
 export async function replaceFileChunks(db: PrismaClient, args: ReplaceFileChunksArgs): Promise<number> {
   const prepared = prepareChunks(args);
+  const runs = runStatements(args.knowledgeId, args.fileId, headingTermRuns(args.chunks));
   const model = args.embeddings?.model ?? null;
   let pagesWritten = 0;
   await db.$transaction(
@@ -260,6 +286,7 @@ export async function replaceFileChunks(db: PrismaClient, args: ReplaceFileChunk
       await tx.$queryRawUnsafe(`SELECT id FROM knowledge_files WHERE id = $1 FOR UPDATE`, args.fileId);
       await deleteIn(tx, args.fileId);
       pagesWritten = await insertPrepared(tx, args.knowledgeId, args.fileId, prepared, model);
+      for (const st of runs) await tx.$executeRawUnsafe(st.sql, ...(st.params ?? []));
     },
     { timeout: TX_TIMEOUT_MS, maxWait: 60_000 },
   );
@@ -401,6 +428,8 @@ export async function writeFileChunksInBatches(db: PrismaClient, args: BatchedWr
     const [pagesDeleted, chunksDeleted] = await run([
       { sql: DELETE_BATCH_PAGES_SQL, params: [args.fileId, limit * PAGES_PER_CHUNK] },
       { sql: DELETE_BATCH_CHUNKS_SQL, params: [args.fileId, limit] },
+      // A few rows, by primary key: in every delete batch (the first one already empties them).
+      ...deleteRunsStatements(args.fileId),
     ]);
     const pages = pagesDeleted!.affectedRows;
     const n = chunksDeleted!.affectedRows;
@@ -415,6 +444,10 @@ export async function writeFileChunksInBatches(db: PrismaClient, args: BatchedWr
   }
 
   const total = args.chunks.length;
+  // The file's heading runs, computed over all of its chunks (a run may span batches), are
+  // written with the first batch: a run reaching chunks not written yet matches no posting, and
+  // an attempt cut short is deleted whole by the next one (the delete batches above).
+  let runs = runStatements(args.knowledgeId, args.fileId, headingTermRuns(args.chunks));
   let written = 0;
   let pagesWritten = 0;
   size = FIRST_BATCH;
@@ -425,7 +458,8 @@ export async function writeFileChunksInBatches(db: PrismaClient, args: BatchedWr
     const vectors = args.embeddings ? { model: args.embeddings.model, vectors: args.embeddings.vectors.slice(written, written + size) } : null;
     const prepared = prepare(slice, vectors);
     const { statements, pages } = insertStatements(args.knowledgeId, args.fileId, prepared, model);
-    await run(statements);
+    await run([...statements, ...runs]);
+    runs = [];
     written += slice.length;
     pagesWritten += pages;
     size = nextSize(size, performance.now() - t0, args.batchMs);
@@ -443,6 +477,7 @@ export async function deleteFileChunksInBatches(db: PrismaClient, fileId: string
     const n = await db.$transaction(
       async (t) => {
         // Pages first (as in writeFileChunksInBatches), then chunks once none is left.
+        for (const st of deleteRunsStatements(fileId)) await t.$executeRawUnsafe(st.sql, ...(st.params ?? []));
         const pages = await t.$executeRawUnsafe(DELETE_BATCH_PAGES_SQL, fileId, batchSize * PAGES_PER_CHUNK);
         const chunks = await t.$executeRawUnsafe(DELETE_BATCH_CHUNKS_SQL, fileId, batchSize);
         return { pages, chunks };

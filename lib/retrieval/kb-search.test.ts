@@ -70,4 +70,16 @@ describe("the answerability cap and the order of hits (rankAndCap)", () => {
     expect(on.ceiling).toBeCloseTo(fuseScores(0.3, 0.9), 12);
     for (const h of on.hits) expect(h.score).toBeLessThanOrEqual(h.item.c.score);
   });
+
+  it("MMR weighs relevance as evidence: a strong passage sharing words with the first is kept over a weak one", async () => {
+    // a and b are both strong (calibrated 0.995 / 0.99: saturated) and share most words (a
+    // section's title, Jaccard 0.57); c covers the question far less (0.92). On the calibrated
+    // scale b and a were "equally relevant" and the redundancy decided: MMR took c. On the
+    // evidence scale −ln(1 − s) b is 0.87 of a, c 0.48: b stays.
+    const pool = [item("a", 0.995, "acme r7 router guide port eight"), item("b", 0.99, "acme r7 router guide mount"), item("c", 0.92, "zen switch port")];
+    expect(ids(rank(pool, null))).toEqual(["a", "b"]);
+    // Candidates equally strong still make way for a different passage when they repeat each other.
+    const dup = [item("a", 0.99, "back up the workspace weekly"), item("b", 0.985, "back up the workspace weekly"), item("c", 0.98, "rotate the keys")];
+    expect(ids(rank(dup, null))).toEqual(["a", "c"]);
+  });
 });

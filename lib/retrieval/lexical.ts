@@ -69,7 +69,8 @@ export interface LexicalChunk {
 
 export interface LexicalHit {
   chunkId: string;
-  /** Raw BM25 (Lucene/BM25+ idf: ln(1 + (N - df + 0.5)/(df + 0.5))) plus the context bonus. */
+  /** Raw BM25 (Lucene/BM25+ idf: ln(1 + (N - df + 0.5)/(df + 0.5))), heading terms at their section's
+   *  best (see lexicalSearch), plus the context bonus. */
   score: number;
   /** Distinct query terms the chunk contains. */
   matchedTerms: number;
@@ -115,6 +116,12 @@ const MAX_QUERY_TERMS = 64;
  * best `limit` returned; plus one row per term with its df and one row with N/avgdl, so
  * calibration needs no second round trip. It is a PL/pgSQL function so its plan is cached per
  * connection: planning the statement cost several times what running it does.
+ *
+ * Section-shared heading evidence (migration 20261211000000_heading_term_runs): an uncapped query
+ * term in a chunk's heading path scores, for that chunk, the best BM25 score any chunk of the same
+ * file holding the term in its heading gets for it (the file's runs in heading_term_runs, written
+ * by the index writer). The title's words then say which section, and the chunks' other words
+ * which of its chunks (docs/benchmarks-retrieval.md, "Twelfth session").
  */
 export async function lexicalSearch(db: Pick<RawDb, "$queryRawUnsafe">, q: LexicalQuery): Promise<LexicalResult> {
   const qtf = [...termFrequencies(q.tokens)].slice(0, MAX_QUERY_TERMS);

@@ -143,6 +143,12 @@ async function startBackground(env: ReturnType<typeof getEnv>, relayRef: { curre
   await startIngestionRunner({ db, workerId, liveness: relayRef.current ? { name: livenessName } : undefined });
   const { startEvaluationRunner } = await import("@/lib/retrieval/evaluation/runner");
   await startEvaluationRunner({ embedded: !env.DATABASE_URL, recovered: true });
+  // Heading runs of files indexed before migration 20261211000000 (none after the first start
+  // that follows it); in the background, one file per short transaction.
+  void import("@/lib/retrieval/heading-runs-backfill")
+    .then(({ backfillHeadingRuns }) => backfillHeadingRuns(db))
+    .then((n) => n > 0 && console.log(`[knowledge-assistant] heading runs computed for ${n} file(s) indexed before them`))
+    .catch((e) => console.error(`[retrieval] heading runs backfill failed: ${(e as Error).message}`));
   // In the background: listing a large bucket must not delay serving.
   void sweepOrphanOriginals(db, storage, { olderThanMs: env.STORAGE_ORPHAN_GRACE_S * 1000 }).catch((e) =>
     console.error(`[storage] orphan sweep failed: ${(e as Error).message}`),
