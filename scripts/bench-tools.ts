@@ -13,7 +13,11 @@
 // and postings K-1 times in SQL with new ids — the same term and trigram distribution at the full
 // row count, in minutes instead of the writer's ~30 min for 200k on a quiet machine),
 // --data-dir DIR (keep the PGlite directory there and reuse its index on the next run with the
-// same DIR: the 200k index takes ~30 min to build, a plan fix should not).
+// same DIR: the 200k index takes ~30 min to build, a plan fix should not),
+// --chat-rerank (benchmark size only: knowledge_search with and without the agent mode's
+// chat-model rerank, the chat model being the local OpenAI-compatible test server over HTTP —
+// a correctness and cost check against no rerank, never a quality claim: the test model scores
+// passages by bigram overlap).
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
@@ -33,6 +37,11 @@ const copies = Math.max(1, Number(arg("copies") ?? 1));
 const limit = Number(arg("limit") ?? 200);
 const outFile = arg("out") ?? "docs/bench-tools.md";
 const databaseUrl = arg("database-url");
+const chatRerankMode = argv.includes("--chat-rerank");
+if (chatRerankMode && (scale > 0 || arg("data-dir"))) {
+  console.error("--chat-rerank runs at benchmark size on a fresh index (no --scale, no --data-dir)");
+  process.exit(2);
+}
 
 interface Doc {
   id: string;
@@ -66,6 +75,9 @@ const pct = (xs: number[], p: number) => {
 };
 const f1 = (x: number) => x.toFixed(1);
 
+/** (file id "/" chunk index) → the dataset's document id, for the --chat-rerank comparison. */
+const docOfChunk = new Map<string, string>();
+
 async function main() {
   const { closeDb, getDb, getDbKind } = await import("@/lib/db/client");
   const { replaceFileChunks } = await import("@/lib/retrieval/index-writer");
@@ -87,7 +99,7 @@ async function main() {
   // Files of real articles (sentence corpora grouped per article), or synthetic files of 200
   // chunks of three random sentences each (the scaled set of bench-retrieval).
   const t0 = performance.now();
-  const files: Array<{ name: string; chunks: string[] }> = [];
+  const files: Array<{ name: string; chunks: string[]; docIds?: string[] }> = [];
   if (scale > 0) {
     let rnd = 42;
     const next = () => ((rnd = (rnd * 1103515245 + 12345) & 0x7fffffff), rnd);
@@ -102,7 +114,7 @@ async function main() {
       if (!groups.has(a)) groups.set(a, []);
       groups.get(a)!.push(d);
     }
-    for (const [a, ds] of groups) files.push({ name: ds[0]!.title || a, chunks: ds.map((d) => d.text) });
+    for (const [a, ds] of groups) files.push({ name: ds[0]!.title || a, chunks: ds.map((d) => d.text), docIds: ds.map((d) => d.id) });
   }
   for (const [i, f] of files.entries()) {
     const fileId = `${kb}-f${i}`;
@@ -114,6 +126,7 @@ async function main() {
     if (i % 100 === 0) console.log(`  indexed ${n} chunks, ${f1((performance.now() - t0) / 1000)} s`);
   }
   fileCount = files.length;
+  for (const [i, f] of files.entries()) for (const [o, d] of (f.docIds ?? []).entries()) docOfChunk.set(`${kb}-f${i}/${o}`, d);
   for (let k = 1; k < copies; k++) {
     // Every column copied as is, except the ids and the per-KB unique ones, which get a suffix.
     const suffixed = new Set(["id", "file_id", "chunk_id", "sha256", "storage_key", "name"]);
@@ -142,6 +155,11 @@ async function main() {
   // The chunks as they are in the database (the count above is what was written or copied).
   n = Number((await db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM chunks WHERE knowledge_id = $1`, kb))[0]?.n ?? n);
   const ctx = { userId: uid, readableKnowledgeIds: new Set([kb]), signal: new AbortController().signal };
+  if (chatRerankMode) {
+    await chatRerankRun(kb, ctx, callTool);
+    await closeDb();
+    return;
+  }
   const rctx = { ownerId: uid, sessionId: "bench", turnId: "bench", traceId: "bench", signal: ctx.signal, readableKnowledgeIds: ctx.readableKnowledgeIds };
   const runtime = getRetrievalRuntime();
   // Keywords an agent would grep for: the question's two longest tokens (often two CJK
@@ -204,6 +222,102 @@ async function main() {
   if (outFile !== "-") appendFileSync(outFile, `${lines.join("\n")}\n`);
   await runtime.close();
   await closeDb();
+}
+
+/**
+ * knowledge_search with and without the chat-model rerank of agent mode, per query, the chat model
+ * being the local test server (real HTTP, the app's prompt and parser). Checks what a rerank must
+ * do — every call answers, says "chat_model", puts the best rerank score first and draws its hits
+ * from the candidates the plain search ranks — and reports what it changes and costs: nDCG@10 and Recall@8
+ * of both orders against the dataset's qrels (the test model's scores are bigram cosines, so the
+ * figure says nothing of a real model), how often the top hit moves, and the added latency.
+ */
+async function chatRerankRun(
+  kb: string,
+  ctx: { userId: string; readableKnowledgeIds: Set<string>; signal: AbortSignal },
+  callTool: (name: string, args: unknown, ctx: never) => Promise<unknown>,
+): Promise<void> {
+  const { startFakeOpenAI } = await import("../e2e/support/fake-openai-server");
+  const { chatRerank } = await import("@/lib/models/chat-rerank");
+  const model = await startFakeOpenAI();
+  const chat = { baseUrl: model.baseUrl, apiKey: undefined, model: "test-model", temperature: 0, maxTokens: 256, timeoutMs: 30_000 };
+  const rerank = (query: string, documents: string[], signal: AbortSignal) => chatRerank(chat, query, documents, signal);
+  const qrels = new Map<string, Set<string>>();
+  for (const line of readFileSync(path.join(datasetDir!, "qrels.tsv"), "utf8").split("\n").slice(1)) {
+    const [q, d, score] = line.split("\t");
+    if (!q || !d || Number(score) <= 0) continue;
+    if (!qrels.has(q)) qrels.set(q, new Set());
+    qrels.get(q)!.add(d);
+  }
+  type Out = { status: string; output: { hits: Array<{ chunk_id: string; file_id: string; chunk_index: number; score: number }>; rerank: string } };
+  const ndcg = (ids: string[], rel: Set<string>) => {
+    let dcg = 0;
+    const seen = new Set<string>();
+    ids.slice(0, 10).forEach((d, i) => {
+      if (rel.has(d) && !seen.has(d)) dcg += 1 / Math.log2(i + 2);
+      seen.add(d);
+    });
+    let ideal = 0;
+    for (let i = 0; i < Math.min(10, rel.size); i++) ideal += 1 / Math.log2(i + 2);
+    return ideal ? dcg / ideal : 0;
+  };
+  const recall = (ids: string[], rel: Set<string>) => [...rel].filter((d) => ids.includes(d)).length / rel.size;
+  const asked = queries.filter((q) => qrels.has(q.id));
+  const plainLat: number[] = [];
+  const rerankLat: number[] = [];
+  const status = new Map<string, number>();
+  const failures: string[] = [];
+  let topMoved = 0;
+  let sums = { plainN: 0, rerankN: 0, plainR: 0, rerankR: 0 };
+  for (const q of asked) {
+    const args = { queries: [q.text], top_k: 8 };
+    let t = performance.now();
+    const plain = (await callTool("knowledge_search", args, ctx as never)) as Out;
+    plainLat.push(performance.now() - t);
+    // The pool a rerank chooses from: the plain search at the depth agent mode fetches.
+    const pool = (await callTool("knowledge_search", { ...args, top_k: 16 }, ctx as never)) as Out;
+    t = performance.now();
+    const re = (await callTool("knowledge_search", args, { ...ctx, rerank } as never)) as Out;
+    rerankLat.push(performance.now() - t);
+    status.set(re.output?.rerank ?? re.status, (status.get(re.output?.rerank ?? re.status) ?? 0) + 1);
+    if (plain.status !== "ok" || re.status !== "ok") {
+      failures.push(`${q.id}: ${plain.status} / ${re.status}`);
+      continue;
+    }
+    const scores = re.output.hits.map((h) => h.score);
+    // The hits come in MMR order over the reranked scores, whose first pick is the best score.
+    if (scores.length && scores[0]! < Math.max(...scores)) failures.push(`${q.id}: the first reranked hit is not the best scored`);
+    const poolIds = new Set(pool.output.hits.map((h) => h.chunk_id));
+    if (re.output.hits.some((h) => !poolIds.has(h.chunk_id))) failures.push(`${q.id}: a reranked hit outside the plain search's candidates`);
+    if (plain.output.hits[0]?.chunk_id !== re.output.hits[0]?.chunk_id) topMoved++;
+    const docs = (o: Out) => o.output.hits.map((h) => docOfChunk.get(`${h.file_id}/${h.chunk_index}`) ?? "?");
+    const rel = qrels.get(q.id)!;
+    sums = {
+      plainN: sums.plainN + ndcg(docs(plain), rel),
+      rerankN: sums.rerankN + ndcg(docs(re), rel),
+      plainR: sums.plainR + recall(docs(plain), rel),
+      rerankR: sums.rerankR + recall(docs(re), rel),
+    };
+  }
+  const chatCalls = model.requests.filter((r) => r.endpoint === "chat").length;
+  await model.close();
+  const k = asked.length || 1;
+  const lines = [
+    "",
+    `## ${path.basename(path.resolve(datasetDir!))}: knowledge_search with the chat-model rerank against without (test model) — ${new Date().toISOString().slice(0, 16)}Z`,
+    "",
+    `${asked.length} queries with qrels, top_k 8, each asked without and with the agent mode's chat-model rerank (candidates up to 16, the local OpenAI-compatible test server over HTTP, ${chatCalls} chat requests); load average ${loadavg().map((x) => x.toFixed(2)).join(", ")}. The test model scores a passage by the bigram cosine to the query: **the quality columns check the plumbing, they are no claim about a real model.** Command: \`npm run bench:tools -- ${argv.join(" ")}\`.`,
+    "",
+    "| | nDCG@10 | Recall@8 | p50 | p95 |",
+    "| --- | ---: | ---: | ---: | ---: |",
+    `| no rerank | ${(sums.plainN / k).toFixed(3)} | ${(sums.plainR / k).toFixed(3)} | ${f1(pct(plainLat, 50))} ms | ${f1(pct(plainLat, 95))} ms |`,
+    `| chat-model rerank (test model) | ${(sums.rerankN / k).toFixed(3)} | ${(sums.rerankR / k).toFixed(3)} | ${f1(pct(rerankLat, 50))} ms | ${f1(pct(rerankLat, 95))} ms |`,
+    "",
+    `rerank field: ${[...status].map(([s, c]) => `${s} ${c}`).join(", ")}; top hit changed on ${topMoved} of ${asked.length}; checks failed: ${failures.length ? failures.slice(0, 10).join("; ") : "none"} (every call answered, the first reranked hit is the best scored, every reranked hit is among the plain search's 16 candidates).`,
+  ];
+  console.log(lines.join("\n"));
+  if (outFile !== "-") appendFileSync(outFile, `${lines.join("\n")}\n`);
+  if (failures.length) process.exitCode = 1;
 }
 
 main()
