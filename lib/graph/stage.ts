@@ -9,7 +9,7 @@ import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { getModelConfig } from "@/lib/models/config";
 import { GraphBuilder } from "./build";
 import { extractWithModel } from "./extract-model";
-import { writeFileGraph } from "./store";
+import { DELETE_FILE_GRAPH_SQL, writeFileGraph } from "./store";
 
 export type GraphStatus = "pending" | "building" | "success" | "failed" | "skipped";
 
@@ -105,8 +105,12 @@ export async function runGraphStage(db: PrismaClient, opts: GraphStageOptions): 
  * (embedded PGlite), otherwise those not updated since `staleBefore`.
  */
 export async function recoverInterruptedGraphs(db: PrismaClient, opts: { all: boolean; staleBefore: Date }): Promise<number> {
+  const where = { graphStatus: "building", ...(opts.all ? {} : { OR: [{ graphUpdatedAt: null }, { graphUpdatedAt: { lt: opts.staleBefore } }] }) };
+  // A graph is written group by group (writeFileGraph): what a stopped process wrote of it is
+  // removed, so a file's graph is either whole or absent.
+  for (const f of await db.knowledgeFile.findMany({ where, select: { id: true } })) await db.$executeRawUnsafe(DELETE_FILE_GRAPH_SQL, f.id);
   const res = await db.knowledgeFile.updateMany({
-    where: { graphStatus: "building", ...(opts.all ? {} : { OR: [{ graphUpdatedAt: null }, { graphUpdatedAt: { lt: opts.staleBefore } }] }) },
+    where,
     data: {
       graphStatus: "failed",
       graphErrorCode: "INTERNAL_ERROR",

@@ -12,15 +12,19 @@ import type { BuiltEntity, BuiltGraph, BuiltMention } from "./build";
 
 /**
  * Mention rows plus supports per statement: a file's chunks are written in groups of about this
- * many rows, each group one statement (the cmrc2018 benchmark's files are one group each).
+ * many rows, each group one statement in its own transaction. On embedded PGlite every other
+ * request waits for the statement being run (a health probe) or for the transaction (a question),
+ * so a group is kept to about a tenth of a second of the database thread (~20-60 µs per row on
+ * this machine: a 20,000-row group ran 0.6-1.3 s while a large file's graph was written,
+ * docs/bench-ingest-under-load.md, session 16). Small files (cmrc2018's) are one group each.
  */
-const GROUP_ROWS = 20_000;
+const GROUP_ROWS = 2_000;
 const TX_TIMEOUT_MS = 10 * 60_000;
 
 // The graph rows a file's chunks hold: their mentions, and with them the relation supports those
 // mention rows carry (the DELETE trigger of graph_mentions lowers the counts and drops what
 // nothing supports any more).
-const DELETE_FILE_GRAPH_SQL = `DELETE FROM graph_mentions WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = $1)`;
+export const DELETE_FILE_GRAPH_SQL = `DELETE FROM graph_mentions WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = $1)`;
 
 // One group of a file's chunks in one statement: the entities they mention upserted (counts
 // added), then the relations they support, joined to the entities' ids by what the upsert
@@ -84,6 +88,8 @@ interface GroupRelation {
 
 /** One statement's rows: the entities, relations, supports and mentions of a group of chunks. */
 class Group {
+  /** The chunks this group writes rows for (checked to still exist before its statement). */
+  readonly chunkIds: string[] = [];
   readonly entities = new Map<string, { entity: BuiltEntity; count: number }>();
   readonly relations = new Map<string, GroupRelation & { index: number }>();
   readonly supports: HeldSupport[] = [];
@@ -152,13 +158,14 @@ function groupRows(graph: BuiltGraph): { groups: Group[]; entities: number; rela
   const writtenRelations = new Set<number>();
   let g = new Group();
   let rows = 0;
-  for (const [, c] of byChunk) {
+  for (const [chunkId, c] of byChunk) {
     if (rows > 0 && rows + c.mentions.length + c.supports.length > GROUP_ROWS) {
       groups.push(g);
       g = new Group();
       rows = 0;
     }
     rows += c.mentions.length + c.supports.length;
+    if (c.mentions.length || c.supports.length) g.chunkIds.push(chunkId);
     for (const m of c.mentions) {
       const entity = entities.get(m.norm);
       if (!entity) continue;
@@ -183,9 +190,9 @@ function groupRows(graph: BuiltGraph): { groups: Group[]; entities: number; rela
 }
 
 /**
- * Replaces the graph of one file in one transaction, as one list of statements (on embedded
- * PGlite one message to its thread, without Prisma's per-statement work; docs/bench-graph.md
- * "Session 12"):
+ * Replaces the graph of one file, as statement lists (on embedded PGlite one message to its
+ * thread each, without Prisma's per-statement work; docs/bench-graph.md "Session 12"). The first
+ * transaction:
  *
  * 1. The file row, locked (and its sentence count written): orders this write after a chunk
  *    replacement of the same file, which locks it too. A file that is gone writes nothing.
@@ -195,24 +202,43 @@ function groupRows(graph: BuiltGraph): { groups: Group[]; entities: number; rela
  *    foreign-key checks did until migration 20261207010000): if any is gone, the file was
  *    reparsed or deleted meanwhile and nothing is written (the new chunks get their own graph
  *    stage); otherwise none can go before this commits.
- * 4. The file's previous graph removed; 5. the new one written, group by group.
+ * 4. The file's previous graph removed; 5. the first group of rows written.
  *
- * Returns null when nothing was written for those reasons.
+ * Every further group is its own transaction (1-3 again, for the group's chunks): a large file's
+ * graph held the one embedded connection for seconds in one transaction, and every question
+ * waited for it (issue 22). Counts are sums over chunks, so the KB's counts are exact after each
+ * group. While the groups are written the file's graph is partly there (its graph status says
+ * `building`); a reparse or delete meanwhile removes the written part with the chunks (their
+ * DELETE triggers) and the next group's check stops the write; a process stopped between two
+ * groups leaves the status `building`, and recoverInterruptedGraphs removes the partial graph.
+ *
+ * Returns null when nothing (more) was written for those reasons.
  */
 export async function writeFileGraph(db: PrismaClient, args: { knowledgeId: string; fileId: string; graph: BuiltGraph }): Promise<{ entities: number; relations: number } | null> {
   const { knowledgeId, fileId, graph } = args;
   const { groups, entities, relations } = groupRows(graph);
-  const statements: AtomicStatement[] = [
+  const lockKb: AtomicStatement = { sql: `SELECT pg_advisory_xact_lock(727002, hashtext($1))`, params: [knowledgeId] };
+  const chunksStill = (ids: readonly string[]): AtomicStatement => ({
+    sql: `SELECT n FROM (SELECT count(*) AS n FROM (SELECT id FROM chunks WHERE id = ANY($1::text[]) AND file_id = $2 FOR KEY SHARE) c) x WHERE n = $3`,
+    params: [ids, fileId, ids.length],
+    requireRows: true,
+  });
+  const [first, ...rest] = groups;
+  const head: AtomicStatement[] = [
     { sql: `UPDATE knowledge_files SET graph_sentence_count = $2 WHERE id = $1 RETURNING id`, params: [fileId, graph.sentenceCount], requireRows: true },
-    { sql: `SELECT pg_advisory_xact_lock(727002, hashtext($1))`, params: [knowledgeId] },
-    {
-      sql: `SELECT n FROM (SELECT count(*) AS n FROM (SELECT id FROM chunks WHERE id = ANY($1::text[]) AND file_id = $2 FOR KEY SHARE) c) x WHERE n = $3`,
-      params: [graph.chunkIds, fileId, graph.chunkIds.length],
-      requireRows: true,
-    },
+    lockKb,
+    chunksStill(graph.chunkIds),
     { sql: DELETE_FILE_GRAPH_SQL, params: [fileId] },
-    ...groups.map((g) => g.statement(knowledgeId)),
+    ...(first ? [first.statement(knowledgeId)] : []),
   ];
-  const res = await runAtomic(db, statements, { timeoutMs: TX_TIMEOUT_MS });
-  return res.failedAt === null ? { entities, relations } : null;
+  if ((await runAtomic(db, head, { timeoutMs: TX_TIMEOUT_MS })).failedAt !== null) return null;
+  for (const g of rest) {
+    const res = await runAtomic(
+      db,
+      [{ sql: `SELECT id FROM knowledge_files WHERE id = $1 FOR UPDATE`, params: [fileId], requireRows: true }, lockKb, chunksStill(g.chunkIds), g.statement(knowledgeId)],
+      { timeoutMs: TX_TIMEOUT_MS },
+    );
+    if (res.failedAt !== null) return null;
+  }
+  return { entities, relations };
 }

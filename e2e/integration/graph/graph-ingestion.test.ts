@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildFileGraph } from "@/lib/graph/build";
 import { queryKnowledgeGraph, searchEntities } from "@/lib/graph/query";
+import { recoverInterruptedGraphs } from "@/lib/graph/stage";
 import { updateGraphSettings, waitForRebuild } from "@/lib/graph/settings";
 import { deleteKnowledgeFile, reparseKnowledgeFile } from "@/lib/ingestion/runner";
 import { sampleDir } from "@/lib/ingestion/sample";
@@ -128,6 +130,38 @@ describe("knowledge graph stage", () => {
     const left = await snapshot(t, kb);
     expect(left.entities.length).toBeGreaterThan(10);
     expect(left).toEqual(await snapshot(t, reference));
+  });
+
+  it("a large file's graph, written in several transactions, has exact counts; a stop mid-write leaves no partial graph", async () => {
+    // The admin guide 160 times over: thousands of mention rows, so several write groups.
+    const guide = readFileSync(path.join(sampleDir(), MD), "utf8");
+    const big = await t.newKb("large graph");
+    await t.upload(big, [{ name: "big-guide.md", data: Array.from({ length: 160 }, (_, i) => `# Copy ${i}\n\n${guide}`).join("\n\n") }]);
+    await t.runJobs();
+    const f = await t.db.knowledgeFile.findFirstOrThrow({ where: { knowledgeId: big } });
+    expect([f.status, f.graphStatus]).toEqual(["success", "success"]);
+    const [{ n: mentionRows }] = await t.db.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM graph_mentions m JOIN chunks c ON c.id = m.chunk_id WHERE c.file_id = $1`,
+      f.id,
+    ) as [{ n: number }];
+    expect(mentionRows).toBeGreaterThan(3 * 2_000);
+    await expectConsistent(t);
+    // Each entity's count is what the extractor found in the file, summed over all groups.
+    const chunks = await t.db.chunk.findMany({ where: { fileId: f.id }, orderBy: { ordinal: "asc" }, select: { id: true, content: true } });
+    const built = buildFileGraph(chunks);
+    const expected = new Map<string, number>();
+    const kept = new Set(built.entities.map((e) => e.norm));
+    for (const m of built.mentions) if (kept.has(m.norm)) expected.set(m.norm, (expected.get(m.norm) ?? 0) + m.count);
+    const stored = await t.db.graphEntity.findMany({ where: { knowledgeId: big }, select: { normName: true, mentionCount: true } });
+    expect(new Map(stored.map((e) => [e.normName, e.mentionCount]))).toEqual(expected);
+
+    // A process stopped between two groups leaves the status `building`: the next start removes
+    // what was written, so the graph is whole or absent, never partial.
+    await t.db.knowledgeFile.update({ where: { id: f.id }, data: { graphStatus: "building" } });
+    expect(await recoverInterruptedGraphs(t.db, { all: true, staleBefore: new Date() })).toBe(1);
+    expect(await t.db.knowledgeFile.findUniqueOrThrow({ where: { id: f.id } })).toMatchObject({ graphStatus: "failed" });
+    expect(await t.db.graphEntity.count({ where: { knowledgeId: big } })).toBe(0);
+    await expectConsistent(t);
   });
 
   it("a failure of the graph stage fails the graph only: the file stays searchable, with the reason", async () => {
