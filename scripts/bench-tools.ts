@@ -130,7 +130,7 @@ async function main() {
   for (let k = 1; k < copies; k++) {
     // Every column copied as is, except the ids and the per-KB unique ones, which get a suffix.
     const suffixed = new Set(["id", "file_id", "chunk_id", "sha256", "storage_key", "name"]);
-    for (const table of ["knowledge_files", "chunks", "posting_pages", "grep_blocks"]) {
+    for (const table of ["knowledge_files", "chunks", "posting_pages"]) {
       const cols = (await db.$queryRawUnsafe<Array<{ c: string }>>(`SELECT column_name AS c FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema() ORDER BY ordinal_position`, table)).map((r) => r.c);
       const list = cols.map((c) => `"${c}"`).join(", ");
       // A page's chunk ids are an array: each element gets the suffix, in order.
@@ -140,7 +140,7 @@ async function main() {
       // Originals only. The suffix holds an underscore, which no generated id does: the first
       // version used "-c", which also occurs inside UUIDs (a group starting with c), so the
       // copies left out about a tenth of the chunks while keeping their postings.
-      const own = `strpos(${table === "posting_pages" || table === "grep_blocks" ? "file_id" : "id"}, '_c') = 0`;
+      const own = `strpos(${table === "posting_pages" ? "file_id" : "id"}, '_c') = 0`;
       await db.$executeRawUnsafe(`INSERT INTO ${table} (${list}) SELECT ${exprs} FROM ${table} WHERE knowledge_id = $1 AND ${own}`, kb);
     }
     n += n / k;

@@ -93,7 +93,6 @@ const deleteRunsStatements = (fileId: string): AtomicStatement[] => [
 
 async function deleteIn(tx: Tx, fileId: string): Promise<void> {
   await tx.$executeRawUnsafe(DELETE_FILE_POSTINGS_SQL, fileId);
-  await tx.$executeRawUnsafe(DELETE_FILE_BLOCKS_SQL, fileId);
   await tx.$executeRawUnsafe(`DELETE FROM chunks WHERE file_id = $1`, fileId);
   for (const st of deleteRunsStatements(fileId)) await tx.$executeRawUnsafe(st.sql, ...(st.params ?? []));
 }
@@ -184,32 +183,6 @@ export const INSERT_PAGES_SQL = `INSERT INTO posting_pages (knowledge_id, file_i
        FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
             AS u(term, first_tf, first_dl, inc, chunk_ids, tfs, doc_lens, ordinals)`;
 
-/**
- * Chunks per grep block (migration 20261212000000_grep_blocks): a block is one row of
- * grep_blocks and its distinct trigrams one index entry each, however many of its chunks repeat
- * them. Larger blocks mean fewer entries, and more chunks checked by grep_chunks per block the
- * index finds; 32 chunks of ~700 characters are ~22 kB of text, one compressed TOAST value.
- */
-export const GREP_BLOCK_CHUNKS = 32;
-
-/** A write batch's chunks in grep blocks of up to GREP_BLOCK_CHUNKS consecutive chunks. */
-export function grepBlocks(prepared: readonly Pick<PreparedChunk, "input">[]): { first: number[]; last: number[]; content: string[] } {
-  const out = { first: [] as number[], last: [] as number[], content: [] as string[] };
-  for (let i = 0; i < prepared.length; i += GREP_BLOCK_CHUNKS) {
-    const block = prepared.slice(i, i + GREP_BLOCK_CHUNKS).map((p) => p.input);
-    out.first.push(Math.min(...block.map((c) => c.ordinal)));
-    out.last.push(Math.max(...block.map((c) => c.ordinal)));
-    out.content.push(block.map((c) => c.content).join("\n"));
-  }
-  return out;
-}
-
-const INSERT_BLOCKS_SQL = `INSERT INTO grep_blocks (knowledge_id, file_id, first_ordinal, last_ordinal, content)
-       SELECT $1, $2, u.first_ordinal, u.last_ordinal, u.content FROM unnest($3::int[], $4::int[], $5::text[]) AS u(first_ordinal, last_ordinal, content)`;
-
-/** A file's grep blocks (few rows per file: one per GREP_BLOCK_CHUNKS chunks). */
-export const DELETE_FILE_BLOCKS_SQL = `DELETE FROM grep_blocks WHERE file_id = $1`;
-
 /** The INSERT statements of prepared chunks: chunks first, then their postings' pages (exported
  *  for scripts/postings-layout-bench.ts, which times exactly these statements). */
 export function insertStatements(knowledgeId: string, fileId: string, prepared: PreparedChunk[], model: string | null): { statements: AtomicStatement[]; pages: number } {
@@ -240,9 +213,6 @@ export function insertStatements(knowledgeId: string, fileId: string, prepared: 
       ],
     });
   }
-  // The batch's text in grep blocks (grep_chunks' trigram index), in the same transaction.
-  const blocks = grepBlocks(prepared);
-  if (blocks.first.length) out.push({ sql: INSERT_BLOCKS_SQL, params: [knowledgeId, fileId, blocks.first, blocks.last, blocks.content] });
   // The batch's postings as pages, in the same transaction as their chunks.
   const pages = pageRows(prepared);
   if (pages.terms.length) {
@@ -419,9 +389,6 @@ function ownerStatements(owner: IndexOwner, fileId: string): AtomicStatement[] {
  * 20261206000000_posting_pages).
  */
 const DELETE_BATCH_PAGES_SQL = `DELETE FROM posting_pages WHERE ctid = ANY(ARRAY(SELECT ctid FROM posting_pages WHERE file_id = $1 LIMIT $2))`;
-const DELETE_BATCH_BLOCKS_SQL = `DELETE FROM grep_blocks WHERE ctid = ANY(ARRAY(SELECT ctid FROM grep_blocks WHERE file_id = $1 LIMIT $2))`;
-/** Grep blocks in a delete batch of `limit` chunks (a block holds up to GREP_BLOCK_CHUNKS). */
-const blocksFor = (chunks: number) => Math.max(1, Math.ceil((2 * chunks) / GREP_BLOCK_CHUNKS));
 const DELETE_BATCH_CHUNKS_SQL = `DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE file_id = $1 AND NOT EXISTS (SELECT 1 FROM posting_pages WHERE file_id = $1) ORDER BY ordinal LIMIT $2)`;
 /** Pages per chunk in a delete batch: a page holds a term's postings of several chunks. */
 const PAGES_PER_CHUNK = 8;
@@ -458,16 +425,15 @@ export async function writeFileChunksInBatches(db: PrismaClient, args: BatchedWr
     args.beforeBatch?.();
     const t0 = performance.now();
     const limit = size * 4;
-    const [pagesDeleted, chunksDeleted, blocksDeleted] = await run([
+    const [pagesDeleted, chunksDeleted] = await run([
       { sql: DELETE_BATCH_PAGES_SQL, params: [args.fileId, limit * PAGES_PER_CHUNK] },
       { sql: DELETE_BATCH_CHUNKS_SQL, params: [args.fileId, limit] },
-      { sql: DELETE_BATCH_BLOCKS_SQL, params: [args.fileId, blocksFor(limit)] },
       // A few rows, by primary key: in every delete batch (the first one already empties them).
       ...deleteRunsStatements(args.fileId),
     ]);
     const pages = pagesDeleted!.affectedRows;
     const n = chunksDeleted!.affectedRows;
-    if (!n && !pages && !blocksDeleted!.affectedRows) break;
+    if (!n && !pages) break;
     deleted += n;
     pagesDeletedSoFar += pages;
     size = nextSize(size, (performance.now() - t0) / 4, args.batchMs);
@@ -514,12 +480,11 @@ export async function deleteFileChunksInBatches(db: PrismaClient, fileId: string
         for (const st of deleteRunsStatements(fileId)) await t.$executeRawUnsafe(st.sql, ...(st.params ?? []));
         const pages = await t.$executeRawUnsafe(DELETE_BATCH_PAGES_SQL, fileId, batchSize * PAGES_PER_CHUNK);
         const chunks = await t.$executeRawUnsafe(DELETE_BATCH_CHUNKS_SQL, fileId, batchSize);
-        const blocks = await t.$executeRawUnsafe(DELETE_BATCH_BLOCKS_SQL, fileId, blocksFor(batchSize));
-        return { pages, chunks, blocks };
+        return { pages, chunks };
       },
       { timeout: BATCH_TX_TIMEOUT_MS, maxWait: BATCH_TX_TIMEOUT_MS },
     );
-    if (!n.chunks && !n.pages && !n.blocks) return deleted;
+    if (!n.chunks && !n.pages) return deleted;
     deleted += n.chunks;
     await yieldToOthers();
   }

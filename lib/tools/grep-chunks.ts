@@ -75,7 +75,7 @@ interface Row {
  */
 export function grepStatement(keywords: readonly string[], kbIds: readonly string[], fileIds: readonly string[] | undefined): { sql: string; params: unknown[] } {
   // One arm per keyword, each answered by an index: keywords of three characters or
-  // more by ILIKE over the trigram GIN index of grep blocks (grep_blocks_content_trgm_idx); shorter ones (two-
+  // more by ILIKE over the trigram GIN index (chunks_content_trgm_idx); shorter ones (two-
   // character Chinese words are common) have no trigram, so they are looked up in the word
   // postings (posting_pages, unnested) when they are one token, and only otherwise scanned with ILIKE.
   // Each arm stops at the call's cap: a common keyword (a two-character word in most chunks)
@@ -100,14 +100,8 @@ export function grepStatement(keywords: readonly string[], kbIds: readonly strin
       params.push(terms[0]);
       return `(SELECT e.id, t.file_id, e.ordinal FROM posting_pages t CROSS JOIN LATERAL unnest(t.chunk_ids, t.ordinals) AS e(id, ordinal) WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
     }
-    // The trigram index is over grep blocks (runs of consecutive chunks, migration
-    // 20261212000000_grep_blocks): a chunk holding the keyword is in a block holding it, so the
-    // blocks found are checked chunk by chunk, through the (file_id, ordinal) key.
     params.push(likeLiteral(k));
-    const p = `$${params.length}`;
-    // Too short for a trigram: no index serves it, and the chunks read directly are less text than the blocks decompressed.
-    if ([...k].length < MIN_TRIGRAM_CHARS) return `(SELECT k.id, k.file_id, k.ordinal FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE ${p}${fileFilter("k")} LIMIT $2)`;
-    return `(SELECT k.id, k.file_id, k.ordinal FROM grep_blocks b JOIN chunks k ON k.file_id = b.file_id AND k.ordinal BETWEEN b.first_ordinal AND b.last_ordinal WHERE b.knowledge_id = ANY($1::text[]) AND b.content ILIKE ${p}${fileFilter("b")} AND k.content ILIKE ${p} LIMIT $2)`;
+    return `(SELECT k.id, k.file_id, k.ordinal FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}${fileFilter("k")} LIMIT $2)`;
   });
   // The arms are a UNION, not an OR: an OR mixing a postings subquery with ILIKE cannot be a
   // bitmap OR and made the planner scan every chunk.

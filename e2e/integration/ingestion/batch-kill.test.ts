@@ -47,25 +47,6 @@ async function postingsComplete(db: PrismaClient, kb: string, fileId: string) {
   return { chunksWithout: without[0]!.n, dfsExact: diff[0]!.n === 0 };
 }
 
-/**
- * The file's grep blocks (grep_chunks' trigram index, migration 20261212000000_grep_blocks) hold
- * its chunks' text as they are now: every chunk in exactly one block, and every block the text of
- * the chunks in its ordinal range (a block left from an earlier copy of the file would not be).
- */
-async function blocksExact(db: PrismaClient, fileId: string) {
-  const rows = await db.$queryRawUnsafe<{ uncovered: number; stale: number; blocks: number }[]>(
-    `SELECT (SELECT count(*)::int FROM chunks c WHERE c.file_id = $1
-               AND (SELECT count(*) FROM grep_blocks b WHERE b.file_id = $1 AND c.ordinal BETWEEN b.first_ordinal AND b.last_ordinal) <> 1) AS uncovered,
-            (SELECT count(*)::int FROM grep_blocks b WHERE b.file_id = $1
-               AND b.content IS DISTINCT FROM (SELECT string_agg(c.content, E'\n' ORDER BY c.ordinal) FROM chunks c
-                                                WHERE c.file_id = $1 AND c.ordinal BETWEEN b.first_ordinal AND b.last_ordinal)) AS stale,
-            (SELECT count(*)::int FROM grep_blocks b WHERE b.file_id = $1) AS blocks`,
-    fileId,
-  );
-  const r = rows[0]!;
-  return { uncovered: r.uncovered, stale: r.stale, hasBlocks: r.blocks > 0 };
-}
-
 async function killAt(t: TestEnv, phase: "delete-postings" | "delete" | "insert", batch: number): Promise<number> {
   const pglite = !process.env.TEST_DATABASE_URL;
   // PGlite: one process per data directory, so the test hands it to the child.
@@ -148,7 +129,6 @@ describe("SIGKILL at an indexing batch boundary", () => {
       expect(file.chunkCount).toBe(before);
       expect(await chunkCounts(h.db, fileId)).toEqual({ n: before, d: before, mx: before - 1, orphans: 0 });
       expect(await postingsComplete(h.db, kb, fileId)).toEqual({ chunksWithout: 0, dfsExact: true });
-      expect(await blocksExact(h.db, fileId)).toEqual({ uncovered: 0, stale: 0, hasBlocks: true });
     } finally {
       await h.close();
     }
@@ -189,7 +169,6 @@ describe("SIGKILL after a batch of a file's postings was deleted", () => {
       expect(file.chunkCount).toBe(before);
       expect(await chunkCounts(h.db, fileId)).toEqual({ n: before, d: before, mx: before - 1, orphans: 0 });
       expect(await postingsComplete(h.db, kb, fileId)).toEqual({ chunksWithout: 0, dfsExact: true });
-      expect(await blocksExact(h.db, fileId)).toEqual({ uncovered: 0, stale: 0, hasBlocks: true });
     } finally {
       await h.close();
     }

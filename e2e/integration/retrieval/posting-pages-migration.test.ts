@@ -212,23 +212,6 @@ describe("migration to postings in pages", () => {
     expect(n!.pages * 4).toBeLessThan(n!.postings);
   });
 
-  it("the later grep-blocks migration (20261212000000) puts every chunk's text in exactly one block", async () => {
-    const [r] = await db.query<{ chunks: number; uncovered: number; stale: number; blocks: number; groups: number }>(
-      `SELECT (SELECT count(*)::int FROM chunks) AS chunks,
-              (SELECT count(*)::int FROM chunks c WHERE (SELECT count(*) FROM grep_blocks b WHERE b.file_id = c.file_id AND c.ordinal BETWEEN b.first_ordinal AND b.last_ordinal) <> 1) AS uncovered,
-              (SELECT count(*)::int FROM grep_blocks b WHERE b.content IS DISTINCT FROM (SELECT string_agg(c.content, E'\\n' ORDER BY c.ordinal) FROM chunks c WHERE c.file_id = b.file_id AND c.ordinal BETWEEN b.first_ordinal AND b.last_ordinal)) AS stale,
-              (SELECT count(*)::int FROM grep_blocks) AS blocks,
-              (SELECT count(*)::int FROM (SELECT DISTINCT file_id, ordinal / 32 FROM chunks) g) AS groups`,
-    );
-    expect(r!.chunks).toBeGreaterThan(300);
-    expect({ uncovered: r!.uncovered, stale: r!.stale }).toEqual({ uncovered: 0, stale: 0 });
-    // One block per 32 ordinals of a file.
-    expect(r!.blocks).toBe(r!.groups);
-    expect(r!.blocks).toBeLessThan(r!.chunks / 5);
-    const idx = await db.query<{ n: string }>(`SELECT indexname AS n FROM pg_indexes WHERE indexname IN ('grep_blocks_content_trgm_idx', 'chunks_content_trgm_idx')`);
-    expect(idx.map((i) => i.n)).toEqual(["grep_blocks_content_trgm_idx"]);
-  });
-
   it("returns the same hits, scores and counts as the former layout", async () => {
     expectSame(await searchAll());
     // Such reorders are rare (one group in 100 searches here).
