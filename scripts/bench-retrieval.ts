@@ -591,10 +591,10 @@ async function main() {
         "",
         `Query latency of retrieve(): mean ${f1(mean(main.lat))} ms (includes tokenizing, SQL BM25 with the hits' chunks, MMR); p95 ${f1(pct(main.lat, 95) / Math.max(bestP95, 0.1))} × the faster in-memory peer's.`,
         "",
-        `Per half of the questions (even / odd position in queries.jsonl) and the 95 % paired-bootstrap interval of retrieve()'s nDCG@10 minus the best peer's (${best.name}):`,
+        `Per half of the questions (even / odd position in queries.jsonl) and the 95 % paired-bootstrap interval of retrieve()'s nDCG@10 minus the best peer's (${best.name}); the recall differences (retrieve() minus that peer) to four decimals, where the three-decimal figures tie:`,
         "",
-        "| questions | retrieve() nDCG@10 / R@5 / R@20 | best peer nDCG@10 / R@5 / R@20 | difference | 95 % interval |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "| questions | retrieve() nDCG@10 / R@5 / R@20 | best peer nDCG@10 / R@5 / R@20 | difference | 95 % interval | R@5 difference | R@20 difference |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
       );
       const ours = ndcgPerQuery(main.ranked, queries);
       const theirs = ndcgPerQuery(best.ranked, queries);
@@ -605,7 +605,7 @@ async function main() {
         const mo = evaluate(main.ranked, qs);
         const mb = evaluate(best.ranked, qs);
         const [lo, hi] = bootstrapInterval(a, b);
-        lines.push(`| ${label} (${qs.length}) | ${f3(mo.ndcg10)} / ${f3(mo.r5)} / ${f3(mo.r20)} | ${f3(mb.ndcg10)} / ${f3(mb.r5)} / ${f3(mb.r20)} | ${(mo.ndcg10 - mb.ndcg10).toFixed(4)} | [${lo.toFixed(4)}, ${hi.toFixed(4)}] |`);
+        lines.push(`| ${label} (${qs.length}) | ${f3(mo.ndcg10)} / ${f3(mo.r5)} / ${f3(mo.r20)} | ${f3(mb.ndcg10)} / ${f3(mb.r5)} / ${f3(mb.r20)} | ${(mo.ndcg10 - mb.ndcg10).toFixed(4)} | [${lo.toFixed(4)}, ${hi.toFixed(4)}] | ${(mo.r5 - mb.r5).toFixed(4)} | ${(mo.r20 - mb.r20).toFixed(4)} |`);
         console.log(lines[lines.length - 1]);
       }
     }
