@@ -103,6 +103,8 @@ interface ActiveJob {
   fileId: string;
   controller: AbortController;
   done: Promise<void>;
+  /** False once the file is searchable and only its graph stage is left: no longer takes a slot. */
+  indexing: boolean;
 }
 
 class Cancelled extends Error {
@@ -124,6 +126,8 @@ const STAGE_PERCENT: Record<JobStage, number> = {
 export class IngestionRunner {
   readonly workerId: string;
   private readonly db: PrismaClient;
+  /** The graph stage running in this process, if any: the next one starts after it. */
+  private graphTurn: Promise<unknown> = Promise.resolve();
   private readonly opts: Required<Pick<RunnerOptions, "concurrency" | "pollMs" | "staleAfterMs" | "parseTimeoutMs" | "maxPages" | "exclusive">> & RunnerOptions;
   private readonly active = new Map<string, ActiveJob>();
   private stopped = false;
@@ -205,7 +209,8 @@ export class IngestionRunner {
         } else if (!drain && this.opts.liveness) {
           await this.recover(false, await this.deadWorkers());
         }
-        const free = this.opts.concurrency - this.active.size;
+        // A job in its graph stage keeps its entry (cancel, shutdown, drain) but not its slot.
+        const free = this.opts.concurrency - [...this.active.values()].filter((a) => a.indexing).length;
         let claimed: ClaimedJob[] = [];
         if (free > 0) claimed = await this.claim(free);
         for (const job of claimed) this.launch(job);
@@ -270,7 +275,7 @@ export class IngestionRunner {
 
   private launch(job: ClaimedJob): void {
     const controller = new AbortController();
-    const entry: ActiveJob = { jobId: job.id, fileId: job.file_id, controller, done: Promise.resolve() };
+    const entry: ActiveJob = { jobId: job.id, fileId: job.file_id, controller, done: Promise.resolve(), indexing: true };
     // Another job of the same file still running here (reparse raced a recovery): cancel it.
     this.active.get(job.file_id)?.controller.abort(new Cancelled("lost-lock"));
     this.active.set(job.file_id, entry);
@@ -480,8 +485,25 @@ export class IngestionRunner {
       emitJobEvent(fileId, { type: "done", status: "success", chunk_count: written, page_count: doc.pageCount, embedding_status: emb.status, message });
 
       // ---- knowledge graph (lib/graph): after the file is searchable, with its own status and
-      // failure reason on the file; it never fails the file.
-      await runGraphStage(db, { knowledgeId: file.knowledgeId, fileId, signal, beforeWrite: this.opts.onGraphStage && (() => this.opts.onGraphStage!(fileId)) });
+      // failure reason on the file; it never fails the file. The job's slot is given back first,
+      // so files still queued start indexing instead of waiting for this graph (on bench:ingest's
+      // corpus the four small files waited behind the two large files' graph stages), and the
+      // graph stages of this process run one at a time: they are background work, and each one
+      // is CPU on this thread (tagging) and writes on the one embedded connection that the files
+      // being indexed need first (issue 22).
+      const entry = this.active.get(fileId);
+      if (entry?.jobId === job.id) {
+        entry.indexing = false;
+        this.kick();
+      }
+      const stage = this.graphTurn.then(() =>
+        runGraphStage(db, { knowledgeId: file.knowledgeId, fileId, signal, beforeWrite: this.opts.onGraphStage && (() => this.opts.onGraphStage!(fileId)) }),
+      );
+      this.graphTurn = stage.then(
+        () => undefined,
+        () => undefined,
+      );
+      await stage;
     } catch (e) {
       if (e instanceof IndexOwnershipLost) e = new Cancelled("lost-lock");
       if (e instanceof Cancelled || (signal.aborted && signal.reason instanceof Cancelled)) {

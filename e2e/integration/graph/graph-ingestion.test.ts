@@ -164,6 +164,37 @@ describe("knowledge graph stage", () => {
     await expectConsistent(t);
   });
 
+  it("a file's graph stage gives its indexing slot back: the next file is indexed meanwhile", async () => {
+    // One slot. The first file's graph stage waits (before its write) until the second file is
+    // searchable: with the slot held through the graph stage, the second file could not start and
+    // the wait would time out, failing the first file's graph.
+    const kbSlots = await t.newKb("slots");
+    await t.upload(kbSlots, [sample(MD)]);
+    const first = await t.db.knowledgeFile.findFirstOrThrow({ where: { knowledgeId: kbSlots } });
+    await t.upload(kbSlots, [{ name: "second.md", data: "# Second\n\nThe second file of this knowledge base mentions 云笺 and 新加坡." }]);
+    const second = await t.db.knowledgeFile.findFirstOrThrow({ where: { knowledgeId: kbSlots, name: "second.md" } });
+    let secondReadyDuringFirstGraph = false;
+    await t.runJobs({
+      concurrency: 1,
+      onGraphStage: async (fileId) => {
+        if (fileId !== first.id) return;
+        const until = Date.now() + 30_000;
+        while ((await t.db.knowledgeFile.findUniqueOrThrow({ where: { id: second.id } })).status !== "success") {
+          if (Date.now() > until) throw new Error("the second file never started while the first one's graph was being built");
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        secondReadyDuringFirstGraph = true;
+      },
+    });
+    expect(secondReadyDuringFirstGraph).toBe(true);
+    const files = await t.db.knowledgeFile.findMany({ where: { knowledgeId: kbSlots }, orderBy: { createdAt: "asc" } });
+    expect(files.map((f) => [f.name, f.status, f.graphStatus])).toEqual([
+      [MD, "success", "success"],
+      ["second.md", "success", "success"],
+    ]);
+    await expectConsistent(t);
+  });
+
   it("a failure of the graph stage fails the graph only: the file stays searchable, with the reason", async () => {
     const other = await t.newKb("failing graph");
     await t.upload(other, [sample(MD)]);
