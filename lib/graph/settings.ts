@@ -20,7 +20,7 @@ export async function updateGraphSettings(db: PrismaClient, knowledgeId: string,
       await tx.knowledgeFile.updateMany({ where: { knowledgeId }, data: { graphStatus: "skipped", graphPercent: 0, graphTokens: 0, graphErrorCode: null, graphErrorMessage: null, graphSentenceCount: 0 } });
     }
     if (enabled && (!before.graphEnabled || modelEnabled !== before.graphModelEnabled)) {
-      await tx.knowledgeFile.updateMany({ where: { knowledgeId, status: "success" }, data: { graphStatus: "pending", graphPercent: 0 } });
+      await tx.knowledgeFile.updateMany({ where: { knowledgeId, status: "success" }, data: { graphStatus: "pending", graphPercent: 0, graphUpdatedAt: new Date() } });
     }
   });
   if (enabled && (!before.graphEnabled || modelEnabled !== before.graphModelEnabled)) startRebuild(db, knowledgeId);
@@ -45,4 +45,25 @@ export function startRebuild(db: PrismaClient, knowledgeId: string): Promise<voi
 /** Resolves when the KB's background rebuild (if any) has finished (tests). */
 export async function waitForRebuild(knowledgeId: string): Promise<void> {
   await rebuilds.get(knowledgeId);
+}
+
+/**
+ * Graphs left `pending` by a process that stopped before their turn came (the runner builds one
+ * graph at a time, after the file is searchable; a KB-setting rebuild goes file by file): every
+ * one at the start of the only process (embedded PGlite), otherwise those not updated since
+ * `staleBefore`. They are built again in the background, one file at a time (the KBs one after
+ * another, so a restart does not start one graph build per KB at once beside the indexing), and
+ * the claim in runGraphStage keeps a graph that another live process reaches too from being built
+ * twice. Resolves at once; the returned promise settles when the rebuilds have (drain waits).
+ */
+export async function resumePendingGraphs(db: PrismaClient, opts: { all: boolean; staleBefore: Date }): Promise<{ done: Promise<void> }> {
+  const where = {
+    status: "success",
+    graphStatus: "pending",
+    ...(opts.all ? {} : { OR: [{ graphUpdatedAt: null }, { graphUpdatedAt: { lt: opts.staleBefore } }] }),
+  };
+  const kbs = await db.knowledgeFile.findMany({ where, select: { knowledgeId: true }, distinct: ["knowledgeId"] });
+  let done = Promise.resolve();
+  for (const k of kbs) done = done.then(() => startRebuild(db, k.knowledgeId));
+  return { done };
 }

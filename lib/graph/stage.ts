@@ -41,6 +41,8 @@ async function setStatus(db: PrismaClient, fileId: string, data: Record<string, 
 export async function runGraphStage(db: PrismaClient, opts: GraphStageOptions): Promise<GraphStageResult> {
   const { fileId, knowledgeId } = opts;
   const signal = opts.signal ?? new AbortController().signal;
+  // A stage that waited its turn (lib/ingestion/runner.ts) behind a cancelled job does nothing.
+  if (signal.aborted) throw signal.reason;
   const kb = await db.knowledge.findUnique({ where: { id: knowledgeId }, select: { graphEnabled: true, graphModelEnabled: true } });
   if (!kb) return { status: "skipped", entities: 0, relations: 0, tokens: 0, message: "knowledge base deleted" };
   if (!kb.graphEnabled) {
@@ -54,8 +56,16 @@ export async function runGraphStage(db: PrismaClient, opts: GraphStageOptions): 
     lastWrite = Date.now();
     await setStatus(db, fileId, { graphPercent: Math.max(0, Math.min(99, Math.round(percent))) });
   };
+  // The claim: only a file whose graph is `pending` is built, and only by the one caller that
+  // moves it to `building`. A graph left pending by a stopped process is resumed at the next start
+  // (resumePendingGraphs), possibly by another instance, while the process that queued it may be
+  // alive and reach it later: whichever claims first builds it, the other skips it.
+  const claimed = await db.knowledgeFile.updateMany({
+    where: { id: fileId, graphStatus: "pending" },
+    data: { graphStatus: "building", graphPercent: 0, graphErrorCode: null, graphErrorMessage: null, graphTokens: 0, graphUpdatedAt: new Date() },
+  });
+  if (claimed.count === 0) return { status: "skipped", entities: 0, relations: 0, tokens: 0, message: "The graph of this file is built, or being built, by another run." };
   try {
-    await setStatus(db, fileId, { graphStatus: "building", graphPercent: 0, graphErrorCode: null, graphErrorMessage: null, graphTokens: 0 });
     const chunks = await db.chunk.findMany({ where: { fileId }, orderBy: { ordinal: "asc" }, select: { id: true, content: true } });
     const builder = new GraphBuilder();
     const chat = kb.graphModelEnabled ? getModelConfig().chat : null;
@@ -91,7 +101,17 @@ export async function runGraphStage(db: PrismaClient, opts: GraphStageOptions): 
     await setStatus(db, fileId, { graphStatus: "success", graphPercent: 100, graphTokens: tokens, graphErrorCode: null, graphErrorMessage: message });
     return { status: "success", entities: written.entities, relations: written.relations, tokens, message: message ?? "Graph built" };
   } catch (e) {
-    if (signal.aborted) throw e;
+    if (signal.aborted) {
+      // Shutdown, delete or reparse before anything was written (writeFileGraph takes no signal,
+      // so an abort cannot stop it halfway): the graph is pending again, and the next start (or
+      // the reparse's own stage) builds it, instead of a failure the user must reparse away.
+      // (A write that failed on its own while the signal fired may have left some groups: those go.)
+      const back = await db.knowledgeFile
+        .updateMany({ where: { id: fileId, graphStatus: "building" }, data: { graphStatus: "pending", graphPercent: 0, graphUpdatedAt: new Date() } })
+        .catch(() => ({ count: 0 }));
+      if (back.count > 0) await db.$executeRawUnsafe(DELETE_FILE_GRAPH_SQL, fileId).catch(() => {});
+      throw e;
+    }
     const detail = isAppError(e) ? e.message : e instanceof Error ? e.message : String(e);
     const message = `Building the knowledge graph failed (${detail.slice(0, 300)}). The file is still searchable; reparse it to try again.`;
     console.error(`[graph] file ${fileId}: ${detail}`);

@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { getEnv } from "@/lib/env";
 import { AppError, isAppError, publicMessageOf } from "@/lib/errors";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { resumePendingGraphs } from "@/lib/graph/settings";
 import { recoverInterruptedGraphs, runGraphStage } from "@/lib/graph/stage";
 import { embedTexts } from "@/lib/models/embeddings";
 import { getModelConfig } from "@/lib/models/config";
@@ -128,6 +129,8 @@ export class IngestionRunner {
   private readonly db: PrismaClient;
   /** The graph stage running in this process, if any: the next one starts after it. */
   private graphTurn: Promise<unknown> = Promise.resolve();
+  /** Graph builds resumed by recovery (resumePendingGraphs): drain waits for them. */
+  private resumedGraphs: Promise<void> = Promise.resolve();
   private readonly opts: Required<Pick<RunnerOptions, "concurrency" | "pollMs" | "staleAfterMs" | "parseTimeoutMs" | "maxPages" | "exclusive">> & RunnerOptions;
   private readonly active = new Map<string, ActiveJob>();
   private stopped = false;
@@ -164,6 +167,7 @@ export class IngestionRunner {
   async drain(): Promise<void> {
     await this.recover(true);
     await this.loop(true);
+    await this.resumedGraphs;
   }
 
   kick(): void {
@@ -304,8 +308,11 @@ export class IngestionRunner {
       },
       select: { id: true, fileId: true, attempts: true, lockedBy: true },
     });
-    // Graphs whose building stopped with the process that ran it (lib/graph/stage.ts).
+    // Graphs whose building stopped with the process that ran it (lib/graph/stage.ts), and those
+    // still waiting for their turn when it stopped (lib/graph/settings.ts).
     await recoverInterruptedGraphs(this.db, { all: startup && this.opts.exclusive, staleBefore: cutoff });
+    const resumed = await resumePendingGraphs(this.db, { all: startup && this.opts.exclusive, staleBefore: cutoff });
+    this.resumedGraphs = Promise.all([this.resumedGraphs, resumed.done]).then(() => undefined);
     for (const j of orphaned) {
       const giveUp = j.attempts >= MAX_ATTEMPTS;
       const message = giveUp
@@ -467,10 +474,16 @@ export class IngestionRunner {
           data: { status: "success", stage: "success", percent: 100, message, lockedBy: null, lockedAt: null, finishedAt: new Date(), errorCode: null, errorMessage: null },
         });
         if (j.count === 0) return false;
+        // The graph is queued with the file's success (the chunks it was built from are gone):
+        // `pending` until its turn comes, and resumed at the next start if the process stops first.
+        const kb = await tx.knowledge.findUnique({ where: { id: file.knowledgeId }, select: { graphEnabled: true } });
         await tx.knowledgeFile.updateMany({
           where: { id: fileId },
           data: {
             status: "success",
+            graphStatus: kb?.graphEnabled ? "pending" : "skipped",
+            graphPercent: 0,
+            graphUpdatedAt: new Date(),
             embeddingStatus: emb.status,
             pageCount: doc.pageCount,
             chunkCount: written,
