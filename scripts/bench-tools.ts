@@ -133,9 +133,8 @@ async function main() {
     for (const table of ["knowledge_files", "chunks", "posting_pages"]) {
       const cols = (await db.$queryRawUnsafe<Array<{ c: string }>>(`SELECT column_name AS c FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema() ORDER BY ordinal_position`, table)).map((r) => r.c);
       const list = cols.map((c) => `"${c}"`).join(", ");
-      // A page's chunk ids are an array: each element gets the suffix, in order.
-      const expr = (c: string) =>
-        c === "chunk_ids" ? `(SELECT array_agg(x || '_c${k}' ORDER BY o) FROM unnest("chunk_ids") WITH ORDINALITY AS u(x, o))` : suffixed.has(c) ? `"${c}" || '_c${k}'` : `"${c}"`;
+      // (A page names its chunks by file and ordinal: the file id's suffix carries them over.)
+      const expr = (c: string) => (suffixed.has(c) ? `"${c}" || '_c${k}'` : `"${c}"`);
       const exprs = cols.map(expr).join(", ");
       // Originals only. The suffix holds an underscore, which no generated id does: the first
       // version used "-c", which also occurs inside UUIDs (a group starting with c), so the

@@ -289,11 +289,11 @@ async function main() {
       // retrieval_lexical_search's read of a capped term (pc): pages in level order, cut by inc
       // (the window of migration 20261210000000: a GROUPS frame, linear in the pages read).
       await pg.query(
-        `SELECT e.chunk_id, e.tf, e.doc_len FROM (
-           SELECT r.chunk_ids, r.tfs, r.doc_lens, coalesce(sum(r.inc) OVER (ORDER BY r.first_tf DESC, r.first_dl GROUPS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+        `SELECT pg.file_id, e.ordinal, e.tf, e.doc_len FROM (
+           SELECT r.file_id, r.ordinals, r.tfs, r.doc_lens, coalesce(sum(r.inc) OVER (ORDER BY r.first_tf DESC, r.first_dl GROUPS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
            FROM (SELECT * FROM posting_pages p WHERE p.knowledge_id = $1 AND p.term = $2 ORDER BY p.first_tf DESC, p.first_dl FETCH FIRST 1000 ROWS WITH TIES) r) pg
-         CROSS JOIN LATERAL unnest(pg.chunk_ids, pg.tfs, pg.doc_lens) AS e(chunk_id, tf, doc_len)
-         WHERE pg.before < 1000 ORDER BY e.tf DESC, e.doc_len, e.chunk_id LIMIT 1000`,
+         CROSS JOIN LATERAL unnest(pg.ordinals, pg.tfs, pg.doc_lens) AS e(ordinal, tf, doc_len)
+         WHERE pg.before < 1000 ORDER BY e.tf DESC, e.doc_len, pg.file_id, e.ordinal LIMIT 1000`,
         [kb, term],
       );
     } else if (variant === "lists") {
@@ -330,7 +330,7 @@ async function main() {
     times.lookup!.push(performance.now() - t);
     // Every posting of one term (an uncapped term's read, here on a common one: worst case).
     t = performance.now();
-    if (pages) await pg.query(`SELECT count(*) FROM posting_pages p, unnest(p.chunk_ids) x WHERE p.knowledge_id = $1 AND p.term = $2`, [kb, term]);
+    if (pages) await pg.query(`SELECT count(*) FROM posting_pages p, unnest(p.ordinals) x WHERE p.knowledge_id = $1 AND p.term = $2`, [kb, term]);
     else if (variant === "lists") await pg.query(`SELECT count(*) FROM postings p, unnest(p.chunks) x WHERE p.kb = $1 AND p.term = $2`, [kbSeq, term]);
     else if (layout) await pg.query(`SELECT count(*) FROM postings WHERE kb = $1 AND term = $2`, [kbSeq, term]);
     else await pg.query(`SELECT count(*) FROM chunk_terms WHERE knowledge_id = $1 AND term = $2`, [kb, term]);

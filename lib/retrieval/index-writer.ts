@@ -110,16 +110,13 @@ export function runStatements(knowledgeId: string, fileId: string, runs: readonl
 }
 
 /**
- * Every posting as a row (chunk_id, knowledge_id, file_id, term, tf, doc_len), the shape of the
- * former chunk_terms table: for checks, tests and benchmarks, not for queries that must be fast
- * (it unnests pages; filter on knowledge_id, term or file_id, which the pages' indexes serve).
+ * Every posting as a row (chunk_id, knowledge_id, file_id, term, tf, doc_len, ordinal), the shape
+ * of the former chunk_terms table: for checks, tests and benchmarks, not for queries that must be
+ * fast (it unnests pages; filter on knowledge_id, term or file_id, which the pages' indexes serve).
+ * A posting names its chunk by (file_id, ordinal) (migration 20261212000000_posting_pages_ordinals);
+ * chunk_id is that chunk's id, NULL for a posting whose chunk is gone (which must never happen).
  */
-export const POSTING_ROWS_SQL = `(SELECT e.chunk_id, p.knowledge_id, p.file_id, p.term, e.tf, e.doc_len FROM posting_pages p CROSS JOIN LATERAL unnest(p.chunk_ids, p.tfs, p.doc_lens) AS e(chunk_id, tf, doc_len))`;
-
-/** PostgreSQL array literal of text values (quoted, so any id is safe). */
-function textArrayLiteral(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
-}
+export const POSTING_ROWS_SQL = `(SELECT c.id AS chunk_id, p.knowledge_id, p.file_id, p.term, e.tf, e.doc_len, e.ordinal FROM posting_pages p CROSS JOIN LATERAL unnest(p.tfs, p.doc_lens, p.ordinals) AS e(tf, doc_len, ordinal) LEFT JOIN chunks c ON c.file_id = p.file_id AND c.ordinal = e.ordinal)`;
 
 /** The page rows of one write batch: per term, its postings in impact order cut into pages. */
 export interface PageRows {
@@ -128,7 +125,6 @@ export interface PageRows {
   firstDl: number[];
   inc: number[];
   /** Array literals, one per page. */
-  chunkIds: string[];
   tfs: string[];
   docLens: string[];
   ordinals: string[];
@@ -153,7 +149,7 @@ export function pageRows(prepared: readonly PreparedChunk[]): PageRows {
       list.push(i * 2 ** 21 + Math.min(tfs[k]!, 2 ** 21 - 1));
     }
   });
-  const out: PageRows = { terms: [], firstTf: [], firstDl: [], inc: [], chunkIds: [], tfs: [], docLens: [], ordinals: [], postings: 0 };
+  const out: PageRows = { terms: [], firstTf: [], firstDl: [], inc: [], tfs: [], docLens: [], ordinals: [], postings: 0 };
   const chunkOf = (x: number) => Math.floor(x / 2 ** 21);
   const tfOf = (x: number) => x % 2 ** 21;
   const lenOf = (x: number) => prepared[chunkOf(x)]!.postings.tokenCount;
@@ -166,7 +162,6 @@ export function pageRows(prepared: readonly PreparedChunk[]): PageRows {
       out.firstTf.push(tfOf(page[0]!));
       out.firstDl.push(lenOf(page[0]!));
       out.inc.push(prev);
-      out.chunkIds.push(textArrayLiteral(page.map((x) => prepared[chunkOf(x)]!.id)));
       out.tfs.push(`{${page.map(tfOf).join(",")}}`);
       out.docLens.push(`{${page.map(lenOf).join(",")}}`);
       out.ordinals.push(`{${page.map((x) => prepared[chunkOf(x)]!.input.ordinal).join(",")}}`);
@@ -178,10 +173,10 @@ export function pageRows(prepared: readonly PreparedChunk[]): PageRows {
 }
 
 /** The INSERT of one write batch's pages: one row per page, arrays parsed from their literals. */
-export const INSERT_PAGES_SQL = `INSERT INTO posting_pages (knowledge_id, file_id, term, first_tf, first_dl, inc, chunk_ids, tfs, doc_lens, ordinals)
-       SELECT $1, $2, u.term, u.first_tf, u.first_dl, u.inc, u.chunk_ids::text[], u.tfs::int[], u.doc_lens::int[], u.ordinals::int[]
-       FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
-            AS u(term, first_tf, first_dl, inc, chunk_ids, tfs, doc_lens, ordinals)`;
+export const INSERT_PAGES_SQL = `INSERT INTO posting_pages (knowledge_id, file_id, term, first_tf, first_dl, inc, tfs, doc_lens, ordinals)
+       SELECT $1, $2, u.term, u.first_tf, u.first_dl, u.inc, u.tfs::int[], u.doc_lens::int[], u.ordinals::int[]
+       FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[])
+            AS u(term, first_tf, first_dl, inc, tfs, doc_lens, ordinals)`;
 
 /** The INSERT statements of prepared chunks: chunks first, then their postings' pages (exported
  *  for scripts/postings-layout-bench.ts, which times exactly these statements). */
@@ -218,7 +213,7 @@ export function insertStatements(knowledgeId: string, fileId: string, prepared: 
   if (pages.terms.length) {
     out.push({
       sql: INSERT_PAGES_SQL,
-      params: [knowledgeId, fileId, pages.terms, pages.firstTf, pages.firstDl, pages.inc, pages.chunkIds, pages.tfs, pages.docLens, pages.ordinals],
+      params: [knowledgeId, fileId, pages.terms, pages.firstTf, pages.firstDl, pages.inc, pages.tfs, pages.docLens, pages.ordinals],
     });
   }
   return { statements: out, pages: pages.terms.length };

@@ -92,23 +92,24 @@ export function grepStatement(keywords: readonly string[], kbIds: readonly strin
     const p = `$${params.length}`;
     fileFilter = (alias) => ` AND ${alias}.file_id = ANY(${p}::text[])`;
   }
-  // Each arm gives (chunk id, file, position in the file): a postings page carries its chunks'
-  // ordinals, so a word looked up there needs nothing from the chunks table to be placed.
+  // Each arm gives (file, position in the file), which names a chunk ((file_id, ordinal) is
+  // unique): a postings page carries its chunks' ordinals, so a word looked up there needs nothing
+  // from the chunks table to be placed.
   const arms = keywords.map((k) => {
     const terms = [...k].length < MIN_TRIGRAM_CHARS ? tokenize(k) : [];
     if (terms.length === 1) {
       params.push(terms[0]);
-      return `(SELECT e.id, t.file_id, e.ordinal FROM posting_pages t CROSS JOIN LATERAL unnest(t.chunk_ids, t.ordinals) AS e(id, ordinal) WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
+      return `(SELECT t.file_id, e.ordinal FROM posting_pages t CROSS JOIN LATERAL unnest(t.ordinals) AS e(ordinal) WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
     }
     params.push(likeLiteral(k));
-    return `(SELECT k.id, k.file_id, k.ordinal FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}${fileFilter("k")} LIMIT $2)`;
+    return `(SELECT k.file_id, k.ordinal FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}${fileFilter("k")} LIMIT $2)`;
   });
   // The arms are a UNION, not an OR: an OR mixing a postings subquery with ILIKE cannot be a
   // bitmap OR and made the planner scan every chunk.
   //
   // Which chunks are shown is decided before any text is read: the matches of ready files, in
   // file and chunk order, cut at the cap, from the arms' ids and positions alone (m); only those
-  // chunks are then read with their text (one primary-key probe each, in that order). Before,
+  // chunks are then read with their text (one probe of the (file_id, ordinal) key each, in that order). Before,
   // every chunk the arms found (up to twice the cap) was read with its text and most were then
   // cut: at 200k chunks those probes were most of the statement's time (bench-tools.md).
   //
@@ -118,14 +119,14 @@ export function grepStatement(keywords: readonly string[], kbIds: readonly strin
   // because lower() and replace() per chunk and keyword cost more inside the database than
   // shipping the text and running indexOf (docs/bench-tools.md, eleventh session).
   const sql = `WITH m AS MATERIALIZED (
-       SELECT u.id, u.file_id, u.ordinal, f.name AS file_name
+       SELECT u.file_id, u.ordinal, f.name AS file_name
          FROM (${arms.join(" UNION ")}) u
          JOIN knowledge_files f ON f.id = u.file_id
         WHERE f.status = 'success'
         ORDER BY u.file_id, u.ordinal
         LIMIT $2)
-     SELECT m.id, m.ordinal, c.content, m.file_id, m.file_name, c.knowledge_id
-       FROM m JOIN chunks c ON c.id = m.id
+     SELECT c.id, m.ordinal, c.content, m.file_id, m.file_name, c.knowledge_id
+       FROM m JOIN chunks c ON c.file_id = m.file_id AND c.ordinal = m.ordinal
       ORDER BY m.file_id, m.ordinal`;
   return { sql, params };
 }

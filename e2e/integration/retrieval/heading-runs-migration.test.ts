@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyMigrations, migrationsDir, type SqlRunner } from "@/lib/db/migrate";
 import { chunkPostings } from "@/lib/retrieval/chunk-postings";
 import { backfillHeadingRuns } from "@/lib/retrieval/heading-runs-backfill";
-import { INSERT_PAGES_SQL, pageRows, type PreparedChunk } from "@/lib/retrieval/index-writer";
+import { pageRows, type PreparedChunk } from "@/lib/retrieval/index-writer";
 import { lexicalSearch } from "@/lib/retrieval/lexical";
 import { tokenize } from "@/lib/retrieval/text/tokenize";
 import { freshDatabase } from "../../support/test-env";
@@ -40,6 +40,14 @@ async function openRunner(): Promise<{ db: SqlRunner; close: () => Promise<void>
 const HEADING = "底特律圣公会三一堂";
 const SENTENCES = ["底特律圣公会三一堂是一所教堂，位于底特律马丁路德金大道。", "圣公会三一堂的平面采用圣公会规定的十字模式。", "该堂会成立于1878年，未得到教区主教许可。"];
 const OTHERS = ["上海博物馆成立于1950年。", "南京大学成立于1902年。", "广州塔位于市中心。"];
+
+// The pages as the index writer wrote them before 20261212000000_posting_pages_ordinals (with
+// each posting's chunk id, found here by its (file_id, ordinal)): the schema this test starts at.
+const LEGACY_INSERT_PAGES_SQL = `INSERT INTO posting_pages (knowledge_id, file_id, term, first_tf, first_dl, inc, chunk_ids, tfs, doc_lens, ordinals)
+  SELECT $1, $2, u.term, u.first_tf, u.first_dl, u.inc,
+         (SELECT array_agg(c.id ORDER BY o.k) FROM unnest(u.ordinals::int[]) WITH ORDINALITY AS o(ord, k) JOIN chunks c ON c.file_id = $2 AND c.ordinal = o.ord),
+         u.tfs::int[], u.doc_lens::int[], u.ordinals::int[]
+  FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[]) AS u(term, first_tf, first_dl, inc, tfs, doc_lens, ordinals)`;
 
 describe("migration to section-shared heading evidence (on posting pages)", () => {
   let db: SqlRunner;
@@ -101,7 +109,7 @@ describe("migration to section-shared heading evidence (on posting pages)", () =
         ]);
       }
       const pages = pageRows(prepared);
-      await db.query(INSERT_PAGES_SQL, ["kb1", file, pages.terms, pages.firstTf, pages.firstDl, pages.inc, pages.chunkIds, pages.tfs, pages.docLens, pages.ordinals]);
+      await db.query(LEGACY_INSERT_PAGES_SQL, ["kb1", file, pages.terms, pages.firstTf, pages.firstDl, pages.inc, pages.tfs, pages.docLens, pages.ordinals]);
     }
     old = await search();
     oldNoContext = await search(0);
