@@ -4,12 +4,16 @@
 // the WAL grew with every write until a clean shutdown. So the checkpointer here asks for one
 // (`CHECKPOINT`) whenever ~32 MB of WAL were written since the last, checked once a second; and
 // a small max_wal_size / min_wal_size keeps what a checkpoint recycles for reuse small (with
-// the 1 GB default it keeps up to a gigabyte of future segments). Those settings are written
+// the 1 GB default it keeps up to a gigabyte of future segments). Without a postmaster,
+// max_wal_size triggers no checkpoint here; it only caps the segments kept for reuse, so it is
+// PostgreSQL's minimum, two 16 MB segments: at rest the WAL is 32 MB instead of 64 MB (issue 22
+// item 3; bench:ingest showed no slower indexing, docs/bench-ingest-under-load.md, session 17).
+// Those settings are written
 // with ALTER SYSTEM (postgresql.auto.conf) and apply from the next start, so a data directory
 // that does not have them yet is reopened once.
 // Plain JavaScript: the PGlite worker thread (pglite-worker.mjs) loads it without a TS loader.
 
-export const WAL_SETTINGS = { max_wal_size: "64MB", min_wal_size: "32MB" };
+export const WAL_SETTINGS = { max_wal_size: "32MB", min_wal_size: "32MB" };
 
 /** Opens PGlite through `create` with the WAL settings in force; reopens once to apply them. */
 export async function createWithBoundedWal(dir, create) {
