@@ -131,6 +131,8 @@ export class IngestionRunner {
   private graphTurn: Promise<unknown> = Promise.resolve();
   /** Graph builds resumed by recovery (resumePendingGraphs): drain waits for them. */
   private resumedGraphs: Promise<void> = Promise.resolve();
+  /** Graph stages waiting for this process to have no file being indexed (whenIndexingIdle). */
+  private indexingIdleWaiters: Array<() => void> = [];
   private readonly opts: Required<Pick<RunnerOptions, "concurrency" | "pollMs" | "staleAfterMs" | "parseTimeoutMs" | "maxPages" | "exclusive">> & RunnerOptions;
   private readonly active = new Map<string, ActiveJob>();
   private stopped = false;
@@ -203,6 +205,30 @@ export class IngestionRunner {
   }
 
   // ------------------------------------------------------------------ loop and claiming
+
+  /**
+   * Resolves once no job of this process is being made searchable (parsed, chunked, indexed), or
+   * at once if none is or `signal` is aborted. A graph stage waits for it: a file becoming
+   * searchable comes before any file's graph, which is enrichment, costs CPU on this thread
+   * (tagging) and writes on the one embedded connection the indexing needs. With files arriving
+   * without pause the graphs wait until the queue is idle; their status says `pending` meanwhile.
+   */
+  private whenIndexingIdle(signal: AbortSignal): Promise<void> {
+    if (signal.aborted || ![...this.active.values()].some((a) => a.indexing)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      signal.addEventListener("abort", done, { once: true });
+      this.indexingIdleWaiters.push(done);
+    });
+  }
+
+  private notifyIfIndexingIdle(): void {
+    if ([...this.active.values()].some((a) => a.indexing)) return;
+    for (const done of this.indexingIdleWaiters.splice(0)) done();
+  }
 
   private async loop(drain: boolean): Promise<void> {
     let backoff = 0;
@@ -287,6 +313,7 @@ export class IngestionRunner {
       .catch((e) => console.error(`[ingestion] job ${job.id} crashed: ${describeError(e)}`))
       .finally(() => {
         if (this.active.get(job.file_id) === entry) this.active.delete(job.file_id);
+        this.notifyIfIndexingIdle();
         this.kick();
       });
   }
@@ -507,11 +534,14 @@ export class IngestionRunner {
       const entry = this.active.get(fileId);
       if (entry?.jobId === job.id) {
         entry.indexing = false;
+        this.notifyIfIndexingIdle();
         this.kick();
       }
-      const stage = this.graphTurn.then(() =>
-        runGraphStage(db, { knowledgeId: file.knowledgeId, fileId, signal, beforeWrite: this.opts.onGraphStage && (() => this.opts.onGraphStage!(fileId)) }),
-      );
+      // One graph stage at a time, each after the files being indexed are searchable.
+      const stage = this.graphTurn.then(async () => {
+        await this.whenIndexingIdle(signal);
+        return runGraphStage(db, { knowledgeId: file.knowledgeId, fileId, signal, beforeWrite: this.opts.onGraphStage && (() => this.opts.onGraphStage!(fileId)) });
+      });
       this.graphTurn = stage.then(
         () => undefined,
         () => undefined,

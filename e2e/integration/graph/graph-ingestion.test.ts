@@ -195,6 +195,45 @@ describe("knowledge graph stage", () => {
     await expectConsistent(t);
   });
 
+  it("a graph stage waits while another file of this process is being indexed", async () => {
+    // Two slots. The second file is held in its parsing stage; the first one, small, is searchable
+    // long before. Its graph must not start until the second file is searchable too: indexing
+    // comes first on the one embedded connection and this thread (issue 22). Without the wait the
+    // first graph starts while the second file still parses.
+    const kbWait = await t.newKb("graph waits");
+    await t.upload(kbWait, [sample(MD)]);
+    const first = await t.db.knowledgeFile.findFirstOrThrow({ where: { knowledgeId: kbWait } });
+    await t.upload(kbWait, [{ name: "slow.md", data: "# Slow\n\nThis file is held while it parses; it mentions 云笺 and 新加坡." }]);
+    const slow = await t.db.knowledgeFile.findFirstOrThrow({ where: { knowledgeId: kbWait, name: "slow.md" } });
+    let slowStatusAtFirstGraph: string | null = null;
+    let firstReadyWhileSlowHeld = false;
+    await t.runJobs({
+      concurrency: 2,
+      onStage: async (stage, fileId) => {
+        if (fileId !== slow.id || stage !== "parsing") return;
+        const until = Date.now() + 30_000;
+        while ((await t.db.knowledgeFile.findUniqueOrThrow({ where: { id: first.id } })).status !== "success") {
+          if (Date.now() > until) throw new Error("the first file never became searchable");
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        firstReadyWhileSlowHeld = true;
+        // Held a little longer: the first file's graph stage would have started by now.
+        await new Promise((r) => setTimeout(r, 700));
+      },
+      onGraphStage: async (fileId) => {
+        if (fileId === first.id) slowStatusAtFirstGraph = (await t.db.knowledgeFile.findUniqueOrThrow({ where: { id: slow.id } })).status;
+      },
+    });
+    expect(firstReadyWhileSlowHeld).toBe(true);
+    expect(slowStatusAtFirstGraph).toBe("success");
+    const files = await t.db.knowledgeFile.findMany({ where: { knowledgeId: kbWait }, orderBy: { createdAt: "asc" } });
+    expect(files.map((f) => [f.name, f.status, f.graphStatus])).toEqual([
+      [MD, "success", "success"],
+      ["slow.md", "success", "success"],
+    ]);
+    await expectConsistent(t);
+  });
+
   it("a failure of the graph stage fails the graph only: the file stays searchable, with the reason", async () => {
     const other = await t.newKb("failing graph");
     await t.upload(other, [sample(MD)]);

@@ -29,7 +29,7 @@ describe("graphs waiting their turn survive a SIGKILL", () => {
     const dataDir = t.dataDir;
     if (pglite) await t.closeDbOnly();
 
-    const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(import.meta.dirname, "support/graph-wait-child.ts"), dataDir, process.env.TEST_DATABASE_URL ?? ""], {
+    const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(import.meta.dirname, "support/graph-wait-child.ts"), dataDir, process.env.TEST_DATABASE_URL ?? "", kb], {
       cwd: process.cwd(),
       stdio: ["ignore", "pipe", "pipe"],
     });
