@@ -26,15 +26,33 @@ export async function updateGraphSettings(db: PrismaClient, knowledgeId: string,
   if (enabled && (!before.graphEnabled || modelEnabled !== before.graphModelEnabled)) startRebuild(db, knowledgeId);
 }
 
+/**
+ * When a rebuild builds each file's graph. `beforeEach` is awaited before every file: the ingestion
+ * runner passes its "no file being indexed" wait, so a graph resumed at start-up comes after the
+ * files being made searchable, as the runner's own graph stages do. `signal` stops the rebuild
+ * (the runner's shutdown); the file being built then goes back to `pending`.
+ */
+export interface RebuildOptions {
+  beforeEach?: () => Promise<void>;
+  signal?: AbortSignal;
+}
+
 /** Rebuilds the graph of a KB's indexed files in this process; a rebuild already running is followed by one more. */
-export function startRebuild(db: PrismaClient, knowledgeId: string): Promise<void> {
+export function startRebuild(db: PrismaClient, knowledgeId: string, opts: RebuildOptions = {}): Promise<void> {
   const previous = rebuilds.get(knowledgeId) ?? Promise.resolve();
   const run = previous
     .then(async () => {
       const files = await db.knowledgeFile.findMany({ where: { knowledgeId, status: "success", graphStatus: "pending" }, select: { id: true }, orderBy: { createdAt: "asc" } });
-      for (const f of files) await runGraphStage(db, { knowledgeId, fileId: f.id });
+      for (const f of files) {
+        await opts.beforeEach?.();
+        if (opts.signal?.aborted) return;
+        await runGraphStage(db, { knowledgeId, fileId: f.id, signal: opts.signal });
+      }
     })
-    .catch((e: unknown) => console.error(`[graph] rebuild of ${knowledgeId} failed: ${e instanceof Error ? e.message : String(e)}`))
+    .catch((e: unknown) => {
+      if (opts.signal?.aborted) return; // stopped: what was left stays pending for the next start
+      console.error(`[graph] rebuild of ${knowledgeId} failed: ${e instanceof Error ? e.message : String(e)}`);
+    })
     .finally(() => {
       if (rebuilds.get(knowledgeId) === run) rebuilds.delete(knowledgeId);
     });
@@ -56,7 +74,7 @@ export async function waitForRebuild(knowledgeId: string): Promise<void> {
  * the claim in runGraphStage keeps a graph that another live process reaches too from being built
  * twice. Resolves at once; the returned promise settles when the rebuilds have (drain waits).
  */
-export async function resumePendingGraphs(db: PrismaClient, opts: { all: boolean; staleBefore: Date }): Promise<{ done: Promise<void> }> {
+export async function resumePendingGraphs(db: PrismaClient, opts: { all: boolean; staleBefore: Date } & RebuildOptions): Promise<{ done: Promise<void> }> {
   const where = {
     status: "success",
     graphStatus: "pending",
@@ -64,6 +82,6 @@ export async function resumePendingGraphs(db: PrismaClient, opts: { all: boolean
   };
   const kbs = await db.knowledgeFile.findMany({ where, select: { knowledgeId: true }, distinct: ["knowledgeId"] });
   let done = Promise.resolve();
-  for (const k of kbs) done = done.then(() => startRebuild(db, k.knowledgeId));
+  for (const k of kbs) done = done.then(() => startRebuild(db, k.knowledgeId, { beforeEach: opts.beforeEach, signal: opts.signal }));
   return { done };
 }

@@ -133,6 +133,11 @@ export class IngestionRunner {
   private resumedGraphs: Promise<void> = Promise.resolve();
   /** Graph stages waiting for this process to have no file being indexed (whenIndexingIdle). */
   private indexingIdleWaiters: Array<() => void> = [];
+  /** Aborted by stop(): graph rebuilds resumed by recovery stop with it. */
+  private readonly stopping = new AbortController();
+  /** Settles after the loop's first look for queued jobs (so a wait for idle sees them). */
+  private firstClaim!: Promise<void>;
+  private firstClaimDone!: () => void;
   private readonly opts: Required<Pick<RunnerOptions, "concurrency" | "pollMs" | "staleAfterMs" | "parseTimeoutMs" | "maxPages" | "exclusive">> & RunnerOptions;
   private readonly active = new Map<string, ActiveJob>();
   private stopped = false;
@@ -142,6 +147,7 @@ export class IngestionRunner {
   private lastStaleCheck = 0;
 
   constructor(options: RunnerOptions) {
+    this.firstClaim = new Promise((resolve) => (this.firstClaimDone = resolve));
     const env = getEnv();
     this.db = options.db;
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -193,6 +199,8 @@ export class IngestionRunner {
   async stop(graceMs = 5_000): Promise<void> {
     if (this.stopped) return this.loopDone ?? undefined;
     this.stopped = true;
+    this.stopping.abort(new Cancelled("shutdown"));
+    this.firstClaimDone();
     this.wake?.();
     const all = [...this.active.values()];
     const settled = Promise.allSettled(all.map((a) => a.done));
@@ -214,7 +222,7 @@ export class IngestionRunner {
    * without pause the graphs wait until the queue is idle; their status says `pending` meanwhile.
    */
   private whenIndexingIdle(signal: AbortSignal): Promise<void> {
-    if (signal.aborted || ![...this.active.values()].some((a) => a.indexing)) return Promise.resolve();
+    if (signal.aborted || !this.indexingBusy()) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         signal.removeEventListener("abort", done);
@@ -226,8 +234,12 @@ export class IngestionRunner {
   }
 
   private notifyIfIndexingIdle(): void {
-    if ([...this.active.values()].some((a) => a.indexing)) return;
+    if (this.indexingBusy()) return;
     for (const done of this.indexingIdleWaiters.splice(0)) done();
+  }
+
+  private indexingBusy(): boolean {
+    return [...this.active.values()].some((a) => a.indexing);
   }
 
   private async loop(drain: boolean): Promise<void> {
@@ -244,6 +256,7 @@ export class IngestionRunner {
         let claimed: ClaimedJob[] = [];
         if (free > 0) claimed = await this.claim(free);
         for (const job of claimed) this.launch(job);
+        this.firstClaimDone();
         backoff = 0;
         if (drain && claimed.length === 0 && this.active.size === 0) return;
         if (claimed.length > 0 && claimed.length === free) continue;
@@ -338,7 +351,17 @@ export class IngestionRunner {
     // Graphs whose building stopped with the process that ran it (lib/graph/stage.ts), and those
     // still waiting for their turn when it stopped (lib/graph/settings.ts).
     await recoverInterruptedGraphs(this.db, { all: startup && this.opts.exclusive, staleBefore: cutoff });
-    const resumed = await resumePendingGraphs(this.db, { all: startup && this.opts.exclusive, staleBefore: cutoff });
+    // Resumed graphs wait like the runner's own graph stages: after the loop's first claim (the
+    // jobs requeued above are then being indexed) and until no file is being indexed.
+    const resumed = await resumePendingGraphs(this.db, {
+      all: startup && this.opts.exclusive,
+      staleBefore: cutoff,
+      signal: this.stopping.signal,
+      beforeEach: async () => {
+        await this.firstClaim;
+        await this.whenIndexingIdle(this.stopping.signal);
+      },
+    });
     this.resumedGraphs = Promise.all([this.resumedGraphs, resumed.done]).then(() => undefined);
     for (const j of orphaned) {
       const giveUp = j.attempts >= MAX_ATTEMPTS;

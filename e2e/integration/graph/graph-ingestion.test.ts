@@ -207,6 +207,8 @@ describe("knowledge graph stage", () => {
     const slow = await t.db.knowledgeFile.findFirstOrThrow({ where: { knowledgeId: kbWait, name: "slow.md" } });
     let slowStatusAtFirstGraph: string | null = null;
     let firstReadyWhileSlowHeld = false;
+    let firstGraphReached = () => {};
+    const firstGraph = new Promise<void>((resolve) => (firstGraphReached = resolve));
     await t.runJobs({
       concurrency: 2,
       onStage: async (stage, fileId) => {
@@ -217,11 +219,14 @@ describe("knowledge graph stage", () => {
           await new Promise((r) => setTimeout(r, 50));
         }
         firstReadyWhileSlowHeld = true;
-        // Held a little longer: the first file's graph stage would have started by now.
-        await new Promise((r) => setTimeout(r, 700));
+        // Held until the first file's graph reaches its write (it must not, while this file is
+        // held) or 3 s pass: without the wait the first graph gets there while this one parses.
+        await Promise.race([firstGraph, new Promise((r) => setTimeout(r, 3_000))]);
       },
       onGraphStage: async (fileId) => {
-        if (fileId === first.id) slowStatusAtFirstGraph = (await t.db.knowledgeFile.findUniqueOrThrow({ where: { id: slow.id } })).status;
+        if (fileId !== first.id) return;
+        slowStatusAtFirstGraph = (await t.db.knowledgeFile.findUniqueOrThrow({ where: { id: slow.id } })).status;
+        firstGraphReached();
       },
     });
     expect(firstReadyWhileSlowHeld).toBe(true);

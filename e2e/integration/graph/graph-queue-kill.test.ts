@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db/client";
 import { runPendingJobs } from "@/lib/ingestion/runner";
+import { receiveUpload } from "@/lib/ingestion/upload";
 import { sampleDir } from "@/lib/ingestion/sample";
 import { openTestEnv, type TestEnv } from "../ingestion/helpers";
 
@@ -60,8 +61,40 @@ describe("graphs waiting their turn survive a SIGKILL", () => {
     try {
       const before = await db.knowledgeFile.findUniqueOrThrow({ where: { id: held.pending } });
       expect([before.status, before.graphStatus]).toEqual(["success", "pending"]);
+      // A file queued when the server comes back: the resumed graph waits until it is searchable,
+      // as the runner's own graph stages do. It is held in parsing until the resumed graph leaves
+      // `pending` or 3 s pass; without the wait the graph is built meanwhile.
+      const form = new FormData();
+      form.append("files", new File(["# Queued\n\nA file queued before the restart mentions 云笺."], "queued-at-restart.md"));
+      const upload = await receiveUpload(new Request("http://localhost/v1/knowledges/x/files", { method: "POST", body: form }), {
+        knowledgeId: kb,
+        userId: t.userId,
+        db,
+        dataDir,
+        notify: () => {},
+      });
+      const queuedId = upload.files[0]?.ok ? upload.files[0].file.id : "";
+      expect(queuedId).not.toBe("");
+      let resumedDuringIndexing = "";
       // The restart (drain waits for the graphs it resumes).
-      await runPendingJobs({ db, dataDir, exclusive: pglite, staleAfterMs: 1, pollMs: 50 });
+      await runPendingJobs({
+        db,
+        dataDir,
+        exclusive: pglite,
+        staleAfterMs: 1,
+        pollMs: 50,
+        onStage: async (stage, fileId) => {
+          if (fileId !== queuedId || stage !== "parsing") return;
+          const until = Date.now() + 3_000;
+          let status = "pending";
+          while (Date.now() < until && status === "pending") {
+            status = (await db.knowledgeFile.findUniqueOrThrow({ where: { id: held.pending } })).graphStatus;
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          resumedDuringIndexing = status;
+        },
+      });
+      expect(resumedDuringIndexing, "the resumed graph's status while a file was being indexed").toBe("pending");
       const resumed = await db.knowledgeFile.findUniqueOrThrow({ where: { id: held.pending } });
       expect(resumed.graphStatus, resumed.graphErrorMessage ?? "").toBe("success");
       const mentions = await db.$queryRawUnsafe<{ n: number }[]>(
