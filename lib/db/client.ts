@@ -155,7 +155,7 @@ async function openPglite(dataDir: string, inWorker: boolean): Promise<DbHandle>
     const dir = dataDir.startsWith("memory://") ? dataDir : path.join(dataDir, "pglite");
     if (!dataDir.startsWith("memory://")) startFromTestTemplate(dir);
     if (inWorker) return await openPgliteWorker(dir, release);
-    const client = await createWithBoundedWal(dir, () => PGlite.create(dir, { extensions: { vector, pg_trgm } }));
+    const client = await createWithBoundedWal(dir, (options) => PGlite.create(dir, { ...options, extensions: { vector, pg_trgm } }));
     try {
       await migrateThrough(client);
     } catch (e) {

@@ -6,21 +6,38 @@
 // a small max_wal_size / min_wal_size keeps what a checkpoint recycles for reuse small (with
 // the 1 GB default it keeps up to a gigabyte of future segments). Without a postmaster,
 // max_wal_size triggers no checkpoint here; it only caps the segments kept for reuse, so it is
-// PostgreSQL's minimum, two 16 MB segments: at rest the WAL is 32 MB instead of 64 MB (issue 22
-// item 3; bench:ingest showed no slower indexing, docs/bench-ingest-under-load.md, session 17).
-// Those settings are written
-// with ALTER SYSTEM (postgresql.auto.conf) and apply from the next start, so a data directory
-// that does not have them yet is reopened once.
+// PostgreSQL's minimum, two segments.
+// What stays at rest is therefore two segments, and a segment's size is fixed when the data
+// directory is created (initdb). PostgreSQL's 16 MB default suits a server that recycles
+// segments under steady load; an embedded database that checkpoints on its own schedule gains
+// nothing from it, so new data directories use 1 MB segments (initdb --wal-segsize=1): 2 MB of
+// WAL at rest instead of 32 (issue 22 item 3, docs/bench-ingest-under-load.md, session 18).
+// Directories created before keep their 16 MB segments and get 32 MB, their own minimum (a
+// smaller min_wal_size than two segments stops PostgreSQL from starting).
+// Those settings are written with ALTER SYSTEM (postgresql.auto.conf) and apply from the next
+// start, so a data directory that does not have them yet is reopened once.
 // Plain JavaScript: the PGlite worker thread (pglite-worker.mjs) loads it without a TS loader.
 
-export const WAL_SETTINGS = { max_wal_size: "32MB", min_wal_size: "32MB" };
+/** initdb arguments for a new data directory (PGlite passes them only when it runs initdb). */
+export const INITDB_ARGS = ["--wal-segsize=1"];
 
-/** Opens PGlite through `create` with the WAL settings in force; reopens once to apply them. */
+/** max_wal_size and min_wal_size for a data directory with segments of `segmentMb` MB. */
+export function walSettingsFor(segmentMb) {
+  const both = `${2 * segmentMb}MB`;
+  return { max_wal_size: both, min_wal_size: both };
+}
+
+/**
+ * Opens PGlite through `create(options)` (options to spread into PGlite.create: the initdb
+ * arguments) with the WAL settings in force; reopens once to apply them.
+ */
 export async function createWithBoundedWal(dir, create) {
-  let pg = await create();
+  const options = { initDbStartParams: INITDB_ARGS };
+  let pg = await create(options);
   if (String(dir).startsWith("memory://")) return pg;
+  const seg = await pg.query(`SELECT (pg_size_bytes(current_setting('wal_segment_size')) / 1048576)::int AS mb`);
   let changed = false;
-  for (const [name, value] of Object.entries(WAL_SETTINGS)) {
+  for (const [name, value] of Object.entries(walSettingsFor(seg.rows[0].mb))) {
     const cur = await pg.query(`SHOW ${name}`);
     if (cur.rows[0]?.[name] === value) continue;
     await pg.exec(`ALTER SYSTEM SET ${name} = '${value}'`);
@@ -28,7 +45,7 @@ export async function createWithBoundedWal(dir, create) {
   }
   if (!changed) return pg;
   await pg.close();
-  pg = await create();
+  pg = await create(options);
   return pg;
 }
 

@@ -259,7 +259,7 @@ port.on("message", (msg) => {
 });
 
 try {
-  pg = await createWithBoundedWal(workerData.dir, () => PGlite.create(workerData.dir, { extensions: { vector, pg_trgm } }));
+  pg = await createWithBoundedWal(workerData.dir, (options) => PGlite.create(workerData.dir, { ...options, extensions: { vector, pg_trgm } }));
   cache = new PGliteStatementCache(pg);
   stopCheckpointer = startCheckpointer(pg);
   for (const k of Object.keys({ ...types.parsers, ...pg.parsers })) raw[k] = identity;
