@@ -243,7 +243,7 @@ export async function entityMentions(db: Db, args: { knowledgeId: string; entity
 
 // A relation's support in a chunk is held by the mention row of one of its ends in that chunk
 // (relation_ids, with [start, end, count] per relation in relation_spans; migration
-// 20261207010000): the two ends' mention rows, by the mentions' primary key. The `perRelation`
+// 20261207010000): the two ends' mention rows, by the mentions' entity index. The `perRelation`
 // ($3) strongest supports of each relation ($1), most sentences first.
 const RELATION_PASSAGES = `SELECT x.relation_id::text AS relation_id, x.chunk_id, c.file_id, f.name AS file_name, c.page_start, c.page_end, c.heading_path, c.content, x.start, x."end", x.count
        FROM (SELECT r.id AS relation_id, m.chunk_id, m.relation_spans[3 * p.i - 2] AS start, m.relation_spans[3 * p.i - 1] AS "end", m.relation_spans[3 * p.i] AS count,

@@ -21,6 +21,11 @@ import type { BuiltEntity, BuiltGraph, BuiltMention } from "./build";
 const GROUP_ROWS = 2_000;
 const TX_TIMEOUT_MS = 10 * 60_000;
 
+// graph_mentions (raw SQL only, not in the Prisma schema): one row per (entity, chunk) with the
+// first sentence naming the entity ([start, end]) and how many do (count), plus the supports of
+// the relations it holds in that chunk (relation_ids, and [start, end, count] per relation in
+// relation_spans). The KB, file and surface text come from the chunk. Indexed by entity and by
+// chunk, without a primary key (migration 20261213000000): one row per pair is this writer's rule.
 // The graph rows a file's chunks hold: their mentions, and with them the relation supports those
 // mention rows carry (the DELETE trigger of graph_mentions lowers the counts and drops what
 // nothing supports any more).
