@@ -13,7 +13,8 @@ import { PrismaClient } from "@/lib/generated/prisma/client";
 import { acquireDataDirLock } from "./data-dir-lock";
 import { applyMigrations, type SqlRunner } from "./migrate";
 import { PGliteStatementCache } from "./pglite-statement-cache";
-import { createWithBoundedWal, startCheckpointer } from "./pglite-wal.mjs";
+import { openEmbedded } from "./pglite-open.mjs";
+import { startCheckpointer } from "./pglite-wal.mjs";
 import { PGliteWorkerClient, type AtomicResult, type AtomicStatement } from "./pglite-worker-client";
 
 export type { AtomicResult, AtomicStatement };
@@ -155,7 +156,7 @@ async function openPglite(dataDir: string, inWorker: boolean): Promise<DbHandle>
     const dir = dataDir.startsWith("memory://") ? dataDir : path.join(dataDir, "pglite");
     if (!dataDir.startsWith("memory://")) startFromTestTemplate(dir);
     if (inWorker) return await openPgliteWorker(dir, release);
-    const client = await createWithBoundedWal(dir, (options) => PGlite.create(dir, { ...options, extensions: { vector, pg_trgm } }));
+    const client = await openEmbedded(dir, (options) => PGlite.create(dir, { ...options, extensions: { vector, pg_trgm } }));
     try {
       await migrateThrough(client);
     } catch (e) {

@@ -23,7 +23,8 @@ import { PGlite, messages, types } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { PGliteStatementCache } from "./pglite-statement-cache.mjs";
-import { createWithBoundedWal, startCheckpointer } from "./pglite-wal.mjs";
+import { openEmbedded } from "./pglite-open.mjs";
+import { startCheckpointer } from "./pglite-wal.mjs";
 
 const port = parentPort;
 if (!port) throw new Error("pglite-worker.mjs must run in a worker thread");
@@ -259,7 +260,7 @@ port.on("message", (msg) => {
 });
 
 try {
-  pg = await createWithBoundedWal(workerData.dir, (options) => PGlite.create(workerData.dir, { ...options, extensions: { vector, pg_trgm } }));
+  pg = await openEmbedded(workerData.dir, (options) => PGlite.create(workerData.dir, { ...options, extensions: { vector, pg_trgm } }));
   cache = new PGliteStatementCache(pg);
   stopCheckpointer = startCheckpointer(pg);
   for (const k of Object.keys({ ...types.parsers, ...pg.parsers })) raw[k] = identity;
