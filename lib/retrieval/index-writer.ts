@@ -125,7 +125,7 @@ export function runStatements(knowledgeId: string, fileId: string, runs: readonl
  * A posting names its chunk by (file_id, ordinal) (migration 20261212000000_posting_pages_ordinals);
  * chunk_id is that chunk's id, NULL for a posting whose chunk is gone (which must never happen).
  */
-export const POSTING_ROWS_SQL = `(SELECT c.id AS chunk_id, p.knowledge_id, p.file_id, p.term, e.tf, e.doc_len, e.ordinal FROM posting_pages p CROSS JOIN LATERAL unnest(p.tfs, p.doc_lens, p.ordinals) AS e(tf, doc_len, ordinal) LEFT JOIN chunks c ON c.file_id = p.file_id AND c.ordinal = e.ordinal)`;
+export const POSTING_ROWS_SQL = `(SELECT c.id AS chunk_id, p.knowledge_id, p.file_id, p.term, e.tf, e.doc_len, e.ordinal FROM posting_pages p CROSS JOIN LATERAL unnest(posting_tfs(p.postings), posting_doc_lens(p.postings), posting_ordinals(p.postings)) AS e(tf, doc_len, ordinal) LEFT JOIN chunks c ON c.file_id = p.file_id AND c.ordinal = e.ordinal)`;
 
 /** The page rows of one write batch: per term, its postings in impact order cut into pages. */
 export interface PageRows {
@@ -133,11 +133,10 @@ export interface PageRows {
   firstTf: number[];
   firstDl: number[];
   inc: number[];
-  /** Array literals, one per page. */
-  tfs: string[];
-  docLens: string[];
-  ordinals: string[];
-  postings: number;
+  /** Array literals, one per page: its tfs, then its chunk lengths, then its ordinals. */
+  postings: string[];
+  /** Postings written (all pages). */
+  count: number;
 }
 
 /**
@@ -145,7 +144,8 @@ export interface PageRows {
  * postings sorted by impact (tf high, then short chunks; ties in any order: the readers never
  * rely on an order within a level), cut into pages of 1, 2, 4, … postings; a page's level is
  * its first posting's (tf, doc_len), its inc 1 for the first page and the previous page's size
- * after that.
+ * after that. A page's postings are one array (migration 20261213020000_posting_pages_packed):
+ * its n tfs, then its n chunk lengths, then its n ordinals.
  */
 export function pageRows(prepared: readonly PreparedChunk[]): PageRows {
   const byTerm = new Map<string, number[]>();
@@ -158,7 +158,7 @@ export function pageRows(prepared: readonly PreparedChunk[]): PageRows {
       list.push(i * 2 ** 21 + Math.min(tfs[k]!, 2 ** 21 - 1));
     }
   });
-  const out: PageRows = { terms: [], firstTf: [], firstDl: [], inc: [], tfs: [], docLens: [], ordinals: [], postings: 0 };
+  const out: PageRows = { terms: [], firstTf: [], firstDl: [], inc: [], postings: [], count: 0 };
   const chunkOf = (x: number) => Math.floor(x / 2 ** 21);
   const tfOf = (x: number) => x % 2 ** 21;
   const lenOf = (x: number) => prepared[chunkOf(x)]!.postings.tokenCount;
@@ -171,10 +171,8 @@ export function pageRows(prepared: readonly PreparedChunk[]): PageRows {
       out.firstTf.push(tfOf(page[0]!));
       out.firstDl.push(lenOf(page[0]!));
       out.inc.push(prev);
-      out.tfs.push(`{${page.map(tfOf).join(",")}}`);
-      out.docLens.push(`{${page.map(lenOf).join(",")}}`);
-      out.ordinals.push(`{${page.map((x) => prepared[chunkOf(x)]!.input.ordinal).join(",")}}`);
-      out.postings += page.length;
+      out.postings.push(`{${page.map(tfOf).join(",")},${page.map(lenOf).join(",")},${page.map((x) => prepared[chunkOf(x)]!.input.ordinal).join(",")}}`);
+      out.count += page.length;
       prev = page.length;
     }
   }
@@ -182,10 +180,10 @@ export function pageRows(prepared: readonly PreparedChunk[]): PageRows {
 }
 
 /** The INSERT of one write batch's pages: one row per page, arrays parsed from their literals. */
-export const INSERT_PAGES_SQL = `INSERT INTO posting_pages (knowledge_id, file_id, term, first_tf, first_dl, inc, tfs, doc_lens, ordinals)
-       SELECT $1, $2, u.term, u.first_tf, u.first_dl, u.inc, u.tfs::int[], u.doc_lens::int[], u.ordinals::int[]
-       FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[])
-            AS u(term, first_tf, first_dl, inc, tfs, doc_lens, ordinals)`;
+export const INSERT_PAGES_SQL = `INSERT INTO posting_pages (knowledge_id, file_id, term, first_tf, first_dl, inc, postings)
+       SELECT $1, $2, u.term, u.first_tf, u.first_dl, u.inc, u.postings::int[]
+       FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::text[])
+            AS u(term, first_tf, first_dl, inc, postings)`;
 
 /** The INSERT statements of prepared chunks: chunks first, then their postings' pages (exported
  *  for scripts/postings-layout-bench.ts, which times exactly these statements). */
@@ -222,7 +220,7 @@ export function insertStatements(knowledgeId: string, fileId: string, prepared: 
   if (pages.terms.length) {
     out.push({
       sql: INSERT_PAGES_SQL,
-      params: [knowledgeId, fileId, pages.terms, pages.firstTf, pages.firstDl, pages.inc, pages.tfs, pages.docLens, pages.ordinals],
+      params: [knowledgeId, fileId, pages.terms, pages.firstTf, pages.firstDl, pages.inc, pages.postings],
     });
   }
   return { statements: out, pages: pages.terms.length };

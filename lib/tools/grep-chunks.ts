@@ -99,7 +99,7 @@ export function grepStatement(keywords: readonly string[], kbIds: readonly strin
     const terms = [...k].length < MIN_TRIGRAM_CHARS ? tokenize(k) : [];
     if (terms.length === 1) {
       params.push(terms[0]);
-      return `(SELECT t.file_id, e.ordinal FROM posting_pages t CROSS JOIN LATERAL unnest(t.ordinals) AS e(ordinal) WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
+      return `(SELECT t.file_id, e.ordinal FROM posting_pages t CROSS JOIN LATERAL unnest(posting_ordinals(t.postings)) AS e(ordinal) WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
     }
     params.push(likeLiteral(k));
     return `(SELECT k.file_id, k.ordinal FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}${fileFilter("k")} LIMIT $2)`;

@@ -42,12 +42,14 @@ const SENTENCES = ["底特律圣公会三一堂是一所教堂，位于底特律
 const OTHERS = ["上海博物馆成立于1950年。", "南京大学成立于1902年。", "广州塔位于市中心。"];
 
 // The pages as the index writer wrote them before 20261212000000_posting_pages_ordinals (with
-// each posting's chunk id, found here by its (file_id, ordinal)): the schema this test starts at.
+// each posting's chunk id, found here by its (file_id, ordinal), and three arrays: the writer's
+// packed array, migration 20261213020000, cut in its thirds): the schema this test starts at.
 const LEGACY_INSERT_PAGES_SQL = `INSERT INTO posting_pages (knowledge_id, file_id, term, first_tf, first_dl, inc, chunk_ids, tfs, doc_lens, ordinals)
   SELECT $1, $2, u.term, u.first_tf, u.first_dl, u.inc,
-         (SELECT array_agg(c.id ORDER BY o.k) FROM unnest(u.ordinals::int[]) WITH ORDINALITY AS o(ord, k) JOIN chunks c ON c.file_id = $2 AND c.ordinal = o.ord),
-         u.tfs::int[], u.doc_lens::int[], u.ordinals::int[]
-  FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[]) AS u(term, first_tf, first_dl, inc, tfs, doc_lens, ordinals)`;
+         (SELECT array_agg(c.id ORDER BY o.k) FROM unnest(a.p[2 * a.n + 1:3 * a.n]) WITH ORDINALITY AS o(ord, k) JOIN chunks c ON c.file_id = $2 AND c.ordinal = o.ord),
+         a.p[1:a.n], a.p[a.n + 1:2 * a.n], a.p[2 * a.n + 1:3 * a.n]
+  FROM unnest($3::text[], $4::int[], $5::int[], $6::int[], $7::text[]) AS u(term, first_tf, first_dl, inc, postings)
+  CROSS JOIN LATERAL (SELECT u.postings::int[] AS p, cardinality(u.postings::int[]) / 3 AS n) a`;
 
 describe("migration to section-shared heading evidence (on posting pages)", () => {
   let db: SqlRunner;
@@ -109,7 +111,7 @@ describe("migration to section-shared heading evidence (on posting pages)", () =
         ]);
       }
       const pages = pageRows(prepared);
-      await db.query(LEGACY_INSERT_PAGES_SQL, ["kb1", file, pages.terms, pages.firstTf, pages.firstDl, pages.inc, pages.tfs, pages.docLens, pages.ordinals]);
+      await db.query(LEGACY_INSERT_PAGES_SQL, ["kb1", file, pages.terms, pages.firstTf, pages.firstDl, pages.inc, pages.postings]);
     }
     old = await search();
     oldNoContext = await search(0);
