@@ -159,6 +159,13 @@ async function freshDatabase(serverUrl: string): Promise<string> {
   return url.toString();
 }
 
+// Servers still running when the bench exits, by a failure too (one was left holding its data
+// directory and a core after a crash).
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; spawnedAt: number }> {
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "e2e/support/serve-app.ts", "--port", "0"], {
@@ -166,6 +173,8 @@ function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url
     env,
     stdio: ["ignore", "pipe", "inherit"],
   });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (d: Buffer) => {
