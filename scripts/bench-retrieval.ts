@@ -501,7 +501,7 @@ async function scaleRun(lines: string[]) {
       writeFileSync(arg("dump")!, dump.map((l) => l.replace(/"([0-9a-f-]{36})"/g, (_, id: string) => `"${pos.get(id) ?? id}"`)).join("\n") + "\n");
     }
     const stats = await db.$queryRawUnsafe<{ n: number; t: number; r: number }[]>(
-      `SELECT (SELECT count(*) FROM chunks WHERE knowledge_id = $1)::int AS n, (SELECT coalesce(sum(cardinality(ordinals)), 0) FROM posting_pages WHERE knowledge_id = $1)::int AS t,
+      `SELECT (SELECT count(*) FROM chunks WHERE knowledge_id = $1)::int AS n, (SELECT coalesce(sum(posting_count(postings)), 0) FROM posting_pages WHERE knowledge_id = $1)::int AS t,
               ${await headingRunsCount(db, "$1")} AS r`,
       kb,
     );
@@ -561,7 +561,7 @@ async function main() {
       if (arg("dump")) writeFileSync(arg("dump")!, queries.map((q) => JSON.stringify({ q: q.id, ...r.top.get(q.id), features: undefined })).join("\n") + "\n");
       // What the index stores (the write cost of a ranking change shows here).
       const [st] = await db.$queryRawUnsafe<{ t: number; r: number }[]>(
-        `SELECT (SELECT coalesce(sum(cardinality(ordinals)), 0) FROM posting_pages WHERE knowledge_id = $1)::int AS t, ${await headingRunsCount(db, "$1")} AS r`,
+        `SELECT (SELECT coalesce(sum(posting_count(postings)), 0) FROM posting_pages WHERE knowledge_id = $1)::int AS t, ${await headingRunsCount(db, "$1")} AS r`,
         kb,
       );
       main = { m: evaluate(r.ranked, queries), indexMs: ms, lat: r.lat, files, chunks: chunkToDoc.size, ranked: r.ranked, postings: st?.t ?? 0, runs: st?.r ?? 0 };

@@ -136,10 +136,12 @@ async function main() {
       // (A page names its chunks by file and ordinal: the file id's suffix carries them over.)
       const expr = (c: string) => (suffixed.has(c) ? `"${c}" || '_c${k}'` : `"${c}"`);
       const exprs = cols.map(expr).join(", ");
-      // Originals only. The suffix holds an underscore, which no generated id does: the first
-      // version used "-c", which also occurs inside UUIDs (a group starting with c), so the
-      // copies left out about a tenth of the chunks while keeping their postings.
-      const own = `strpos(${table === "posting_pages" ? "file_id" : "id"}, '_c') = 0`;
+      // Originals only, told apart by their file's id: this bench makes those (`<kb>-f<n>`,
+      // no underscore) and the copies' hold "_c". Not by a chunk's own id: the first version used
+      // "-c", which also occurs inside UUIDs (a group starting with c), so the copies left out
+      // about a tenth of the chunks while keeping their postings; and chunk ids are base64url now,
+      // which may hold "_c" too.
+      const own = `strpos(${table === "knowledge_files" ? "id" : "file_id"}, '_c') = 0`;
       await db.$executeRawUnsafe(`INSERT INTO ${table} (${list}) SELECT ${exprs} FROM ${table} WHERE knowledge_id = $1 AND ${own}`, kb);
     }
     n += n / k;

@@ -330,7 +330,7 @@ async function main() {
     times.lookup!.push(performance.now() - t);
     // Every posting of one term (an uncapped term's read, here on a common one: worst case).
     t = performance.now();
-    if (pages) await pg.query(`SELECT count(*) FROM posting_pages p, unnest(p.ordinals) x WHERE p.knowledge_id = $1 AND p.term = $2`, [kb, term]);
+    if (pages) await pg.query(`SELECT count(*) FROM posting_pages p, unnest(posting_ordinals(p.postings)) x WHERE p.knowledge_id = $1 AND p.term = $2`, [kb, term]);
     else if (variant === "lists") await pg.query(`SELECT count(*) FROM postings p, unnest(p.chunks) x WHERE p.kb = $1 AND p.term = $2`, [kbSeq, term]);
     else if (layout) await pg.query(`SELECT count(*) FROM postings WHERE kb = $1 AND term = $2`, [kbSeq, term]);
     else await pg.query(`SELECT count(*) FROM chunk_terms WHERE knowledge_id = $1 AND term = $2`, [kb, term]);
