@@ -335,7 +335,11 @@ function dirBytes(dir: string): number {
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 const ms = (n: number) => (Number.isFinite(n) ? `${Math.round(n)} ms` : "–");
 
-async function storageBreakdown(databaseUrl: string | undefined, dataDir: string): Promise<Array<{ name: string; bytes: number }>> {
+/**
+ * The largest relations, and on a PostgreSQL server the database's whole size (the data
+ * directory then holds only the originals; the database lives on the server).
+ */
+async function storageBreakdown(databaseUrl: string | undefined, dataDir: string): Promise<{ rows: Array<{ name: string; bytes: number }>; serverBytes: number | null }> {
   const sql = `SELECT c.relname AS name, pg_relation_size(c.oid)::float8 AS bytes
                  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                 WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i', 't')
@@ -347,15 +351,16 @@ async function storageBreakdown(databaseUrl: string | undefined, dataDir: string
     await c.connect();
     const rows = (await c.query<{ name: string; bytes: number }>(sql)).rows;
     const t = (await c.query<{ bytes: number }>(toast)).rows[0]!.bytes;
+    const size = (await c.query<{ bytes: number }>(`SELECT pg_database_size(current_database())::float8 AS bytes`)).rows[0]!.bytes;
     await c.end();
-    return [...rows, { name: "(TOAST of all tables)", bytes: t }];
+    return { rows: [...rows, { name: "(TOAST of all tables)", bytes: t }], serverBytes: size };
   }
   const { openDatabase } = await import("@/lib/db/client");
   const h = await openDatabase({ dataDir });
   try {
     const rows = await h.prisma.$queryRawUnsafe<Array<{ name: string; bytes: number }>>(sql);
     const t = await h.prisma.$queryRawUnsafe<Array<{ bytes: number }>>(toast);
-    return [...rows.map((r) => ({ name: r.name, bytes: Number(r.bytes) })), { name: "(TOAST of all tables)", bytes: Number(t[0]!.bytes) }];
+    return { rows: [...rows.map((r) => ({ name: r.name, bytes: Number(r.bytes) })), { name: "(TOAST of all tables)", bytes: Number(t[0]!.bytes) }], serverBytes: null };
   } finally {
     await h.close();
   }
@@ -447,7 +452,9 @@ export async function benchIngestUnderLoad(): Promise<void> {
 
   await stopServer(server.child);
   const atRest = { data: dirBytes(dataDir), wal: dirBytes(walDir), files: dirBytes(path.join(dataDir, "files")), db: dirBytes(path.join(dataDir, "pglite")) };
-  const breakdown = await storageBreakdown(databaseUrl, dataDir);
+  const { rows: breakdown, serverBytes } = await storageBreakdown(databaseUrl, dataDir);
+  // On a server the database is pg_database_size of the bench's database, beside the originals.
+  if (serverBytes !== null) Object.assign(atRest, { db: serverBytes, data: atRest.files + serverBytes });
 
   // Second start on the same data directory: spawn → first answered request.
   server = await startServer(env);
@@ -492,7 +499,7 @@ export async function benchIngestUnderLoad(): Promise<void> {
     "| --- | --- | ---: | ---: | --- |",
     ...fileRows,
     "",
-    `Storage: originals ${mb(originals)}; data directory peak ${mb(dataPeak)}, at rest ${mb(atRest.data)} (database ${mb(atRest.db)}, originals ${mb(atRest.files)})${PG ? "" : `; WAL peak ${mb(walPeak)}, at rest ${mb(atRest.wal)}`}. At rest: ${(atRest.data / (originals + raw.textBytes)).toFixed(2)}× the originals plus the extracted text of the PDF and the Markdown file (${mb(raw.textBytes)}; the four small files add a few KB; issue 22's bound: 5×).`,
+    `Storage: originals ${mb(originals)}; ${PG ? `at rest ${mb(atRest.data)} (database on the server, pg_database_size: ${mb(atRest.db)}; originals ${mb(atRest.files)}; the server's WAL is its own)` : `data directory peak ${mb(dataPeak)}, at rest ${mb(atRest.data)} (database ${mb(atRest.db)}, originals ${mb(atRest.files)}); WAL peak ${mb(walPeak)}, at rest ${mb(atRest.wal)}`}. At rest: ${(atRest.data / (originals + raw.textBytes)).toFixed(2)}× the originals plus the extracted text of the PDF and the Markdown file (${mb(raw.textBytes)}; the four small files add a few KB; issue 22's bound: 5×).`,
     `Largest relations: ${breakdown.map((r) => `${r.name} ${mb(r.bytes)}`).join(", ")}.`,
     "",
     `Second start on the same data directory: listening after ${ms(listenMs)}, first answered request (\`/v1/knowledges/tree\`) after ${ms(firstMs)}.`,
