@@ -135,8 +135,6 @@ export interface PageRows {
   inc: number[];
   /** Array literals, one per page: its tfs, then its chunk lengths, then its ordinals. */
   postings: string[];
-  /** Postings written (all pages). */
-  count: number;
 }
 
 /**
@@ -158,7 +156,7 @@ export function pageRows(prepared: readonly PreparedChunk[]): PageRows {
       list.push(i * 2 ** 21 + Math.min(tfs[k]!, 2 ** 21 - 1));
     }
   });
-  const out: PageRows = { terms: [], firstTf: [], firstDl: [], inc: [], postings: [], count: 0 };
+  const out: PageRows = { terms: [], firstTf: [], firstDl: [], inc: [], postings: [] };
   const chunkOf = (x: number) => Math.floor(x / 2 ** 21);
   const tfOf = (x: number) => x % 2 ** 21;
   const lenOf = (x: number) => prepared[chunkOf(x)]!.postings.tokenCount;
@@ -172,7 +170,6 @@ export function pageRows(prepared: readonly PreparedChunk[]): PageRows {
       out.firstDl.push(lenOf(page[0]!));
       out.inc.push(prev);
       out.postings.push(`{${page.map(tfOf).join(",")},${page.map(lenOf).join(",")},${page.map((x) => prepared[chunkOf(x)]!.input.ordinal).join(",")}}`);
-      out.count += page.length;
       prev = page.length;
     }
   }
