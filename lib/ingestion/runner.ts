@@ -9,6 +9,7 @@ import { recoverInterruptedGraphs, runGraphStage } from "@/lib/graph/stage";
 import { embedTexts } from "@/lib/models/embeddings";
 import { getModelConfig } from "@/lib/models/config";
 import { deleteFileChunksInBatches, IndexOwnershipLost, writeFileChunksInBatches, type BatchInfo } from "@/lib/retrieval/index-writer";
+import { buildGrepIndex, filesAwaitingGrepIndex } from "@/lib/retrieval/grep-index";
 import { detectDocumentLanguage } from "@/lib/retrieval/text/language";
 import type { ChunkInput } from "@/lib/retrieval/types";
 import { announceQueuedJobs } from "./cluster-events";
@@ -82,6 +83,8 @@ export interface RunnerOptions {
   onStage?: (stage: JobStage, fileId: string) => void | Promise<void>;
   /** Test hook: called before the graph stage writes; may throw to fail that stage alone. */
   onGraphStage?: (fileId: string) => void | Promise<void>;
+  /** Test hook: called before each batch of a file's grep index (grep-index.ts); may hang or kill. */
+  onGrepBatch?: (fileId: string, added: number) => void | Promise<void>;
   /** Test hook: called after each committed indexing batch (kill tests stop the process here). */
   onBatch?: (info: BatchInfo, fileId: string) => void | Promise<void>;
   /**
@@ -363,6 +366,7 @@ export class IngestionRunner {
       },
     });
     this.resumedGraphs = Promise.all([this.resumedGraphs, resumed.done]).then(() => undefined);
+    if (startup) await this.resumeGrepIndexes();
     for (const j of orphaned) {
       const giveUp = j.attempts >= MAX_ATTEMPTS;
       const message = giveUp
@@ -535,6 +539,8 @@ export class IngestionRunner {
             graphPercent: 0,
             graphUpdatedAt: new Date(),
             embeddingStatus: emb.status,
+            // Its new chunks' text goes into grep_chunks' trigram index next (grep-index.ts).
+            grepIndexed: false,
             pageCount: doc.pageCount,
             chunkCount: written,
             language: detectDocumentLanguage(chunks.map((c) => c.content)),
@@ -560,9 +566,12 @@ export class IngestionRunner {
         this.notifyIfIndexingIdle();
         this.kick();
       }
-      // One graph stage at a time, each after the files being indexed are searchable.
+      // One background stage at a time, each after the files being indexed are searchable: the
+      // file's trigram entries for grep_chunks (until they are in, grep scans its chunks), then
+      // its graph.
       const stage = this.graphTurn.then(async () => {
         await this.whenIndexingIdle(signal);
+        await this.buildGrepIndex(fileId, signal);
         return runGraphStage(db, { knowledgeId: file.knowledgeId, fileId, signal, beforeWrite: this.opts.onGraphStage && (() => this.opts.onGraphStage!(fileId)) });
       });
       this.graphTurn = stage.then(
@@ -631,6 +640,49 @@ export class IngestionRunner {
     } finally {
       clearInterval(heartbeat);
     }
+  }
+
+  /**
+   * Adds a searchable file's chunks to grep_chunks' trigram index (lib/retrieval/grep-index.ts).
+   * Background work: a failure is logged and never fails the file (grep scans its chunks
+   * meanwhile), and the next start-up takes the file up again.
+   */
+  private async buildGrepIndex(fileId: string, signal: AbortSignal): Promise<void> {
+    try {
+      await buildGrepIndex(this.db, fileId, {
+        batchMs: this.opts.batchMs ?? getEnv().INGEST_BATCH_MS,
+        signal,
+        beforeBatch: this.opts.onGrepBatch && ((added) => this.opts.onGrepBatch!(fileId, added)),
+      });
+    } catch (e) {
+      if (signal.aborted) throw e;
+      console.error(`[ingestion] the grep index of ${fileId} was not built: ${describeError(e)}`);
+    }
+  }
+
+  /**
+   * Files searchable but not yet in grep_chunks' trigram index when the process stopped (or
+   * indexed before migration 20261214000000): built in the background, one at a time, each
+   * after the files being indexed are searchable.
+   */
+  private async resumeGrepIndexes(): Promise<void> {
+    const files = await filesAwaitingGrepIndex(this.db);
+    if (!files.length) return;
+    const signal = this.stopping.signal;
+    const all = files.reduce<Promise<unknown>>(
+      (turn, fileId) =>
+        turn.then(async () => {
+          await this.firstClaim;
+          await this.whenIndexingIdle(signal);
+          if (!signal.aborted) await this.buildGrepIndex(fileId, signal);
+        }),
+      this.graphTurn,
+    );
+    this.graphTurn = all.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.resumedGraphs = Promise.all([this.resumedGraphs, this.graphTurn]).then(() => undefined);
   }
 
   private async failFile(fileId: string, code: string, message: string): Promise<void> {

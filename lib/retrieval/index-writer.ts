@@ -31,6 +31,13 @@ export function newChunkId(): string {
 }
 const TX_TIMEOUT_MS = 10 * 60_000;
 
+/** Every chunk of a file into grep_chunks' trigram index (migration 20261214000000), and the
+ *  file marked grep_indexed: for a writer that wrote the whole file in one transaction. */
+const GREP_INDEX_WHOLE_FILE_SQL = [
+  `INSERT INTO chunk_grep (chunk_id) SELECT id FROM chunks WHERE file_id = $1 ON CONFLICT DO NOTHING`,
+  `UPDATE knowledge_files SET grep_indexed = true WHERE id = $1`,
+];
+
 /** Serialise a vector for pgvector's text input; rejects NaN/Infinity (pgvector would too, less clearly). */
 export function vectorLiteral(v: readonly number[]): string {
   for (const x of v) if (!Number.isFinite(x)) throw new Error("Embedding contains a non-finite number");
@@ -286,6 +293,9 @@ export async function replaceFileChunks(db: PrismaClient, args: ReplaceFileChunk
       await deleteIn(tx, args.fileId);
       pagesWritten = await insertPrepared(tx, args.knowledgeId, args.fileId, prepared, model);
       for (const st of runs) await tx.$executeRawUnsafe(st.sql, ...(st.params ?? []));
+      // Written whole in one transaction, the file's text goes into grep_chunks' trigram index
+      // with it (the runner's batched writes leave that to grep-index.ts, after the file is ready).
+      for (const sql of GREP_INDEX_WHOLE_FILE_SQL) await tx.$executeRawUnsafe(sql, args.fileId);
     },
     { timeout: TX_TIMEOUT_MS, maxWait: 60_000 },
   );
@@ -352,14 +362,15 @@ const MAX_BATCH = 2000;
 const FIRST_BATCH = 64;
 const BATCH_TX_TIMEOUT_MS = 60_000;
 
-/** Next batch size: scaled toward the target time, at most doubled per step. */
-function nextSize(size: number, elapsedMs: number, targetMs: number): number {
+/** Next batch size: scaled toward the target time, at most doubled per step (also the grep
+ *  index's batches, grep-index.ts). */
+export function nextSize(size: number, elapsedMs: number, targetMs: number): number {
   const scaled = Math.round((size * targetMs) / Math.max(1, elapsedMs));
   return Math.max(MIN_BATCH, Math.min(MAX_BATCH, size * 2, scaled));
 }
 
 /** Lets statements queued behind the batch (health, lists, chat) run before the next one. */
-const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
+export const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The ownership check that opens every batch; `requireRows`, so a batch whose job is no longer

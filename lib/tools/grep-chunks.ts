@@ -75,7 +75,7 @@ interface Row {
  */
 export function grepStatement(keywords: readonly string[], kbIds: readonly string[], fileIds: readonly string[] | undefined): { sql: string; params: unknown[] } {
   // One arm per keyword, each answered by an index: keywords of three characters or
-  // more by ILIKE over the trigram GIN index (chunks_content_trgm_idx); shorter ones (two-
+  // more by ILIKE over the trigram GIN index (chunk_grep_text_trgm_idx); shorter ones (two-
   // character Chinese words are common) have no trigram, so they are looked up in the word
   // postings (posting_pages, unnested) when they are one token, and only otherwise scanned with ILIKE.
   // Each arm stops at the call's cap: a common keyword (a two-character word in most chunks)
@@ -102,7 +102,16 @@ export function grepStatement(keywords: readonly string[], kbIds: readonly strin
       return `(SELECT t.file_id, e.ordinal FROM posting_pages t CROSS JOIN LATERAL unnest(posting_ordinals(t.postings)) AS e(ordinal) WHERE t.knowledge_id = ANY($1::text[]) AND t.term = $${params.length}${fileFilter("t")} LIMIT $2)`;
     }
     params.push(likeLiteral(k));
-    return `(SELECT k.file_id, k.ordinal FROM chunks k WHERE k.knowledge_id = ANY($1::text[]) AND k.content ILIKE $${params.length}${fileFilter("k")} LIMIT $2)`;
+    const p = `$${params.length}`;
+    // The trigram index holds the chunks of files whose entries are built (chunk_grep, migration
+    // 20261214000000: added after a file is searchable, lib/retrieval/grep-index.ts); the chunks
+    // of a searchable file still waiting for them are scanned, one file at a time by its key.
+    // OFFSET 0 keeps the index match a subquery of its own: joined directly, the planner may walk
+    // the KB's chunks and test each one's text through chunk_grep instead of asking the index.
+    return (
+      `(SELECT k.file_id, k.ordinal FROM (SELECT g.chunk_id FROM chunk_grep g WHERE chunk_grep_text(g.chunk_id) ILIKE ${p} OFFSET 0) g JOIN chunks k ON k.id = g.chunk_id WHERE k.knowledge_id = ANY($1::text[])${fileFilter("k")} LIMIT $2)` +
+      ` UNION (SELECT k.file_id, k.ordinal FROM knowledge_files w JOIN chunks k ON k.file_id = w.id WHERE w.knowledge_id = ANY($1::text[]) AND w.status = 'success' AND NOT w.grep_indexed AND k.content ILIKE ${p}${fileFilter("k")} LIMIT $2)`
+    );
   });
   // The arms are a UNION, not an OR: an OR mixing a postings subquery with ILIKE cannot be a
   // bitmap OR and made the planner scan every chunk.

@@ -47,7 +47,7 @@ async function postingsComplete(db: PrismaClient, kb: string, fileId: string) {
   return { chunksWithout: without[0]!.n, dfsExact: diff[0]!.n === 0 };
 }
 
-async function killAt(t: TestEnv, phase: "delete-postings" | "delete" | "insert", batch: number): Promise<number> {
+async function killAt(t: TestEnv, phase: "delete-postings" | "delete" | "insert" | "grep", batch: number): Promise<number> {
   const pglite = !process.env.TEST_DATABASE_URL;
   // PGlite: one process per data directory, so the test hands it to the child.
   if (pglite) await t.closeDbOnly();
@@ -169,6 +169,48 @@ describe("SIGKILL after a batch of a file's postings was deleted", () => {
       expect(file.chunkCount).toBe(before);
       expect(await chunkCounts(h.db, fileId)).toEqual({ n: before, d: before, mx: before - 1, orphans: 0 });
       expect(await postingsComplete(h.db, kb, fileId)).toEqual({ chunksWithout: 0, dfsExact: true });
+    } finally {
+      await h.close();
+    }
+  }, 300_000);
+});
+
+/** A file's rows in grep_chunks' trigram index: all, and those naming a chunk of the file. */
+async function grepRows(db: PrismaClient, fileId: string) {
+  const [r] = await db.$queryRawUnsafe<{ n: number; orphans: number }[]>(
+    `SELECT (SELECT count(*)::int FROM chunk_grep g JOIN chunks c ON c.id = g.chunk_id WHERE c.file_id = $1) AS n,
+            (SELECT count(*)::int FROM chunk_grep g WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = g.chunk_id)) AS orphans`,
+    fileId,
+  );
+  return r!;
+}
+
+describe("SIGKILL while a searchable file's grep index is being built", () => {
+  let t: TestEnv;
+  beforeAll(async () => {
+    t = await openTestEnv();
+  });
+  afterAll(async () => t?.close());
+
+  it("the file stays searchable; the next start completes its grep index, each chunk once", async () => {
+    const kb = await t.newKb();
+    const res = await t.upload(kb, [{ name: "units.md", data: notes(1500, "Unit") }]);
+    const f = res.files[0]!;
+    if (!f.ok) throw new Error(f.message);
+    const fileId = f.file.id;
+    const added = await killAt(t, "grep", 40);
+    const h = await reopen(t);
+    try {
+      const file = await h.db.knowledgeFile.findUniqueOrThrow({ where: { id: fileId } });
+      expect(file.status).toBe("success");
+      expect(file.grepIndexed).toBe(false);
+      const partial = await grepRows(h.db, fileId);
+      expect(partial.n).toBe(added);
+      expect(partial.n).toBeLessThan(file.chunkCount);
+      await runPendingJobs({ db: h.db, dataDir: t.dataDir, exclusive: !process.env.TEST_DATABASE_URL, staleAfterMs: 1, pollMs: 50 });
+      expect((await h.db.knowledgeFile.findUniqueOrThrow({ where: { id: fileId } })).grepIndexed).toBe(true);
+      expect(await grepRows(h.db, fileId)).toEqual({ n: file.chunkCount, orphans: 0 });
+      expect(await chunkCounts(h.db, fileId)).toEqual({ n: file.chunkCount, d: file.chunkCount, mx: file.chunkCount - 1, orphans: 0 });
     } finally {
       await h.close();
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readableKnowledgeIds } from "@/lib/auth/access";
 import { getDb, getRawDb } from "@/lib/db/client";
+import { grepStatement } from "@/lib/tools/grep-chunks";
 import { callTool, inputJsonSchema, TOOLS } from "@/lib/tools/registry";
 import type { ToolContext } from "@/lib/tools/types";
 import { SAMPLE_CHUNKS, seedIndexedFile } from "../../support/seed";
@@ -197,20 +198,20 @@ describe("agent tools", () => {
     expect(await msg([])).toBe("keywords: give at least one keyword");
   });
 
-  it("grep_chunks: the trigram index answers the keyword match", async () => {
+  it("grep_chunks: the trigram index answers the keyword match of grep_indexed files", async () => {
     const db = await getDb();
+    const { sql, params } = grepStatement(["warranty", "receipt"], [kbA], undefined);
     const plan = await db.$transaction(async (tx) => {
       // A few rows only: forbid the other plans so the index's usability is what is checked
       // (bench:tools shows the planner choosing it at 200k chunks).
       await tx.$executeRawUnsafe("SET LOCAL enable_seqscan = off");
       await tx.$executeRawUnsafe("SET LOCAL enable_indexscan = off");
-      return tx.$queryRawUnsafe<Array<{ "QUERY PLAN": string }>>(
-        `EXPLAIN SELECT c.id FROM chunks c WHERE c.content ILIKE $1 OR c.content ILIKE $2`,
-        "%warranty%",
-        "%receipt%",
-      );
+      return tx.$queryRawUnsafe<Array<{ "QUERY PLAN": string }>>(`EXPLAIN ${sql}`, ...params);
     });
-    expect(plan.map((p) => p["QUERY PLAN"]).join("\n")).toContain("chunks_content_trgm_idx");
+    expect(plan.map((p) => p["QUERY PLAN"]).join("\n")).toContain("chunk_grep_text_trgm_idx");
+    // The seeded files were written whole (replaceFileChunks): their text is in the index.
+    const files = await db.knowledgeFile.findMany({ where: { id: { in: [policy, manual] } }, select: { grepIndexed: true } });
+    expect(files.map((f) => f.grepIndexed)).toEqual([true, true]);
   });
 
   it("get_document_info: facts of readable files; foreign and unknown ids are not found", async () => {

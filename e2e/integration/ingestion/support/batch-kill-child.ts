@@ -1,5 +1,6 @@
 // Child process for the batch-boundary kill test: runs the ingestion runner and, right after
-// the given indexing batch is committed, announces it and waits to be SIGKILLed.
+// the given indexing batch is committed, announces it and waits to be SIGKILLed. Phase "grep":
+// once the file's grep index (lib/retrieval/grep-index.ts) holds at least <batch> chunks.
 //   node --conditions=react-server --import tsx batch-kill-child.ts <dataDir> <databaseUrl|""> <phase> <batch>
 import { openDatabase } from "@/lib/db/client";
 import { startIngestionRunner } from "@/lib/ingestion/runner";
@@ -16,6 +17,12 @@ await startIngestionRunner({
   onBatch: async (info) => {
     if (info.phase === phase && info.batch === Number(batch)) {
       process.stdout.write(`BOUNDARY ${info.phase} ${info.batch} ${info.done}\n`);
+      await new Promise(() => {});
+    }
+  },
+  onGrepBatch: async (_fileId, added) => {
+    if (phase === "grep" && added >= Number(batch)) {
+      process.stdout.write(`BOUNDARY grep 1 ${added}\n`);
       await new Promise(() => {});
     }
   },
