@@ -567,12 +567,14 @@ export class IngestionRunner {
         this.kick();
       }
       // One background stage at a time, each after the files being indexed are searchable: the
-      // file's trigram entries for grep_chunks (until they are in, grep scans its chunks), then
-      // its graph.
+      // file's graph, then its trigram entries for grep_chunks (until they are in, grep scans the
+      // file's chunks: the same matches, found more slowly; the graph has no such stand-in).
       const stage = this.graphTurn.then(async () => {
         await this.whenIndexingIdle(signal);
+        const graph = await runGraphStage(db, { knowledgeId: file.knowledgeId, fileId, signal, beforeWrite: this.opts.onGraphStage && (() => this.opts.onGraphStage!(fileId)) });
+        await this.whenIndexingIdle(signal);
         await this.buildGrepIndex(fileId, signal);
-        return runGraphStage(db, { knowledgeId: file.knowledgeId, fileId, signal, beforeWrite: this.opts.onGraphStage && (() => this.opts.onGraphStage!(fileId)) });
+        return graph;
       });
       this.graphTurn = stage.then(
         () => undefined,
