@@ -39,6 +39,8 @@ export interface KnowledgeFile {
   embedding_status: string;
   page_count: number | null;
   chunk_count: number;
+  /** Its text is in grep_chunks' trigram index (built after the file is ready). */
+  grep_indexed: boolean;
   error_code: string | null;
   error_message: string | null;
   created_at: string;

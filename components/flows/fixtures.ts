@@ -193,6 +193,7 @@ function file(overrides: Partial<KnowledgeFile> & { id: string }): KnowledgeFile
     embedding_status: "success",
     page_count: 24,
     chunk_count: 86,
+    grep_indexed: true,
     error_code: null,
     error_message: null,
     created_at: NOW,

@@ -142,6 +142,7 @@ export async function knowledgeTree(db: Db, userId: string) {
           embeddingStatus: true,
           pageCount: true,
           chunkCount: true,
+          grepIndexed: true,
           errorCode: true,
           errorMessage: true,
           createdAt: true,
@@ -167,6 +168,7 @@ export function fileView(f: {
   embeddingStatus: string;
   pageCount: number | null;
   chunkCount: number;
+  grepIndexed: boolean;
   errorCode: string | null;
   errorMessage: string | null;
   createdAt: Date;
@@ -181,6 +183,9 @@ export function fileView(f: {
     embedding_status: f.embeddingStatus,
     page_count: f.pageCount,
     chunk_count: f.chunkCount,
+    // Its text is in grep_chunks' trigram index (built after the file is ready; until then
+    // grep_chunks scans the file's chunks: same matches, slower).
+    grep_indexed: f.grepIndexed,
     error_code: f.errorCode,
     error_message: f.errorMessage,
     created_at: f.createdAt.toISOString(),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { fileView } from "@/lib/db/knowledges";
 import { deleteKnowledgeFile, reparseKnowledgeFile } from "@/lib/ingestion/runner";
 import { grepStatement } from "@/lib/tools/grep-chunks";
 import { openTestEnv, type TestEnv } from "./helpers";
@@ -57,6 +58,7 @@ describe("grep_chunks' trigram index, built after a file is searchable", () => {
     const file = await t.db.knowledgeFile.findUniqueOrThrow({ where: { id: fileId } });
     expect(file.status).toBe("success");
     expect(file.grepIndexed).toBe(false);
+    expect(fileView(file).grep_indexed).toBe(false); // what the file APIs and the tree report
     expect(await grepRowCount(t.db, fileId)).toBe(0);
     const last = file.chunkCount - 1;
     const before = await grep(t.db, kb, "ARBITRATION");
@@ -67,6 +69,7 @@ describe("grep_chunks' trigram index, built after a file is searchable", () => {
     await run;
     const indexed = await t.db.knowledgeFile.findUniqueOrThrow({ where: { id: fileId } });
     expect(indexed.grepIndexed).toBe(true);
+    expect(fileView(indexed).grep_indexed).toBe(true);
     expect(await grepRowCount(t.db, fileId)).toBe(file.chunkCount);
     // Same matches, now from the index only (the scan arm covers files not grep_indexed).
     expect(await grep(t.db, kb, "ARBITRATION")).toEqual(before);
