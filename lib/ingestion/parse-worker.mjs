@@ -3,9 +3,13 @@
 // modules, loaded through tsx's loader exactly as the scripts load them, so one source serves the
 // server, the tests and this thread. One task at a time; the pool terminates the thread when a
 // task overruns its time budget or its memory limit.
+import { setPriority } from "node:os";
 import path from "node:path";
 import { parentPort } from "node:worker_threads";
 import { register } from "tsx/esm/api";
+
+/** Nice value of a parse thread (0 normal … 19 lowest). */
+const PARSE_THREAD_NICE = 10;
 
 // pdf.js may still enqueue text into a page's stream after the limits cancelled it; that late
 // error concerns a task already answered. Anything else ends the thread (the pool sees it exit).
@@ -14,6 +18,19 @@ process.on("uncaughtException", (e) => {
   console.error(`[ingestion] parse worker: ${e && e.message}`);
   process.exit(1);
 });
+
+// Background work: this thread yields the cores to the threads that answer requests (the
+// server's main thread and the database's). On Linux a nice value belongs to a thread, and
+// setpriority(0) is the calling thread's (man 2 setpriority, NOTES); elsewhere it may be the
+// whole process's, so it is applied on Linux only. Not allowed (a container without the right to
+// lower priorities is fine: raising the nice value is always allowed): ignored.
+if (process.platform === "linux") {
+  try {
+    setPriority(PARSE_THREAD_NICE);
+  } catch {
+    // the thread keeps the process's priority
+  }
+}
 
 const root = process.cwd();
 register({ tsconfig: path.join(root, "tsconfig.json") });
