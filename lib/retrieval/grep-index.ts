@@ -1,5 +1,5 @@
 import "server-only";
-import type { PrismaClient } from "@/lib/generated/prisma/client";
+import type { RawDb } from "@/lib/db/client";
 import { nextSize, yieldToOthers } from "./index-writer";
 
 // grep_chunks' trigram index, built after a file is searchable (migration
@@ -10,7 +10,8 @@ import { nextSize, yieldToOthers } from "./index-writer";
 // file's chunks, so a match is never missed. Idempotent: a build cut short (kill -9, shutdown) is
 // taken up again from the first chunk, and chunks already in are skipped.
 
-type Db = Pick<PrismaClient, "$queryRawUnsafe" | "$executeRawUnsafe">;
+/** A Prisma client or any raw SQL runner (the migration test passes its own connection). */
+type Db = RawDb;
 
 const FIRST_BATCH = 64;
 
