@@ -46,7 +46,8 @@ const envSchema = z.object({
   PDF_MAX_INFLATED_MB: intIn(1, 16384, 256),
   PDF_MAX_TEXT_ITEMS_PER_PAGE: intIn(100, 10_000_000, 100_000),
   PDF_MAX_PAGE_MS: intIn(100, 600_000, 15_000),
-  // Target time of one indexing transaction; the connection is released between batches.
+  // Target time of one indexing transaction (and of one statement adding a ready file to the grep
+  // index, lib/retrieval/grep-index.ts); the connection is released between batches.
   INGEST_BATCH_MS: intIn(5, 10_000, 60),
   CHUNK_TARGET_CHARS: intIn(100, 8000, 650),
   CHUNK_OVERLAP_CHARS: intIn(0, 2000, 100),

@@ -366,7 +366,7 @@ export class IngestionRunner {
       },
     });
     this.resumedGraphs = Promise.all([this.resumedGraphs, resumed.done]).then(() => undefined);
-    if (startup) await this.resumeGrepIndexes();
+    if (startup) this.resumeGrepIndexes();
     for (const j of orphaned) {
       const giveUp = j.attempts >= MAX_ATTEMPTS;
       const message = giveUp
@@ -665,21 +665,23 @@ export class IngestionRunner {
   /**
    * Files searchable but not yet in grep_chunks' trigram index when the process stopped (or
    * indexed before migration 20261214000000): built in the background, one at a time, each
-   * after the files being indexed are searchable.
+   * after the files being indexed are searchable, however many there are (paged by id).
    */
-  private async resumeGrepIndexes(): Promise<void> {
-    const files = await filesAwaitingGrepIndex(this.db);
-    if (!files.length) return;
+  private resumeGrepIndexes(): void {
     const signal = this.stopping.signal;
-    const all = files.reduce<Promise<unknown>>(
-      (turn, fileId) =>
-        turn.then(async () => {
+    const all = this.graphTurn.then(async () => {
+      for (let after = ""; ; ) {
+        const files = await filesAwaitingGrepIndex(this.db, after);
+        if (!files.length) return;
+        for (const fileId of files) {
           await this.firstClaim;
           await this.whenIndexingIdle(signal);
-          if (!signal.aborted) await this.buildGrepIndex(fileId, signal);
-        }),
-      this.graphTurn,
-    );
+          if (signal.aborted) return;
+          await this.buildGrepIndex(fileId, signal);
+        }
+        after = files[files.length - 1]!;
+      }
+    });
     this.graphTurn = all.then(
       () => undefined,
       () => undefined,

@@ -61,10 +61,12 @@ export async function buildGrepIndex(db: Db, fileId: string, opts: GrepIndexOpti
   return { added, indexed };
 }
 
-/** Searchable files whose chunks are not all in the trigram index yet, oldest first. */
-export async function filesAwaitingGrepIndex(db: Db, limit = 1000): Promise<string[]> {
+/** Searchable files whose chunks are not all in the trigram index yet: up to `limit`, by id, after
+ *  `after` (pages through any number of files). */
+export async function filesAwaitingGrepIndex(db: Db, after = "", limit = 500): Promise<string[]> {
   const rows = await db.$queryRawUnsafe<Array<{ id: string }>>(
-    `SELECT id FROM knowledge_files WHERE status = 'success' AND NOT grep_indexed ORDER BY created_at, id LIMIT $1`,
+    `SELECT id FROM knowledge_files WHERE status = 'success' AND NOT grep_indexed AND id > $1 ORDER BY id LIMIT $2`,
+    after,
     limit,
   );
   return rows.map((r) => r.id);

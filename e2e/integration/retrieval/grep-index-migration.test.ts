@@ -80,6 +80,7 @@ describe("migration: grep_chunks' trigram index built after a file is ready", ()
     expect(idx.map((r) => r.n)).toContain("chunk_grep_text_trgm_idx");
     expect(await db.query(`SELECT * FROM chunk_grep`)).toEqual([]);
     expect(await filesAwaitingGrepIndex(raw())).toEqual(["f1"]);
+    expect(await filesAwaitingGrepIndex(raw(), "f1")).toEqual([]); // paged by id
     expect(await grep("WARRANTY")).toEqual(["c1"]);
     expect(await grep("singapore")).toEqual(["c3"]);
   });
