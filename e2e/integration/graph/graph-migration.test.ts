@@ -1,42 +1,13 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { vector } from "@electric-sql/pglite-pgvector";
-import pg from "pg";
+import { readdirSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyMigrations, migrationsDir, type SqlRunner } from "@/lib/db/migrate";
 import { relationSupports } from "@/lib/graph/query";
-import { freshDatabase } from "../../support/test-env";
+import { migrationsUpTo, openMigrationRunner } from "../../support/migration-db";
 
 // Migration 20261205093000 (integer graph ids) carries a graph written with the text ids before
 // it: on PGlite, or on the PostgreSQL server of TEST_DATABASE_URL.
 const INTEGER_IDS = "20261205093000_graph_integer_ids";
 const SUPPORTS_IN_MENTIONS = "20261207010000_graph_supports_in_mentions";
-
-/** A directory with the repository's migrations that `keep` selects (a database deployed before the others). */
-function migrationsUpTo(keep: (name: string) => boolean): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "ka-mig-"));
-  for (const m of readdirSync(migrationsDir()).filter((n) => /^\d/.test(n) && keep(n))) cpSync(path.join(migrationsDir(), m), path.join(dir, m), { recursive: true });
-  return dir;
-}
-
-async function openRunner(): Promise<{ db: SqlRunner; close: () => Promise<void> }> {
-  if (process.env.TEST_DATABASE_URL) {
-    const client = new pg.Client({ connectionString: await freshDatabase(process.env.TEST_DATABASE_URL, { empty: true }) });
-    await client.connect();
-    return {
-      db: { exec: async (sql) => void (await client.query(sql)), query: async <T,>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as T[] },
-      close: () => client.end(),
-    };
-  }
-  const client = await PGlite.create("memory://", { extensions: { vector, pg_trgm } });
-  return {
-    db: { exec: async (sql) => void (await client.exec(sql)), query: async <T,>(sql: string, params?: unknown[]) => (await client.query<T>(sql, params)).rows },
-    close: () => client.close(),
-  };
-}
 
 describe("migration to integer graph ids", () => {
   let db: SqlRunner;
@@ -45,7 +16,7 @@ describe("migration to integer graph ids", () => {
   let through: string;
 
   beforeAll(async () => {
-    ({ db, close } = await openRunner());
+    ({ db, close } = await openMigrationRunner());
     // The migrations before this one, as a database deployed before it has them.
     before = migrationsUpTo((n) => n < INTEGER_IDS);
     through = migrationsUpTo((n) => n <= INTEGER_IDS);
@@ -144,7 +115,7 @@ describe("migration of relation supports into mention rows", () => {
   const raw = () => ({ $queryRawUnsafe: <T,>(sql: string, ...params: unknown[]) => db.query(sql, params) as Promise<T> });
 
   beforeAll(async () => {
-    ({ db, close } = await openRunner());
+    ({ db, close } = await openMigrationRunner());
     before = migrationsUpTo((n) => n < SUPPORTS_IN_MENTIONS);
     await applyMigrations(db, before);
     // Written as the graph stage of the previous layout wrote it, plus two supports no mention

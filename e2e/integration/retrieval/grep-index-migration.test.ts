@@ -1,43 +1,15 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { vector } from "@electric-sql/pglite-pgvector";
-import pg from "pg";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations, migrationsDir, type SqlRunner } from "@/lib/db/migrate";
+import { applyMigrations, type SqlRunner } from "@/lib/db/migrate";
 import { buildGrepIndex, filesAwaitingGrepIndex } from "@/lib/retrieval/grep-index";
 import { grepStatement } from "@/lib/tools/grep-chunks";
-import { freshDatabase } from "../../support/test-env";
+import { migrationsUpTo, openMigrationRunner } from "../../support/migration-db";
 
 // Migration 20261214000000 (grep_chunks' trigram index built after a file is ready) on a database
 // deployed before it, on PGlite or on the PostgreSQL server of TEST_DATABASE_URL: the old index on
 // chunks is gone, nothing is backfilled at start-up, the files already indexed are matched by
 // scanning their chunks until the runner has built their entries (lib/retrieval/grep-index.ts).
 const GREP_AFTER_READY = "20261214000000_grep_index_after_ready";
-
-function migrationsUpTo(keep: (name: string) => boolean): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "ka-mig-"));
-  for (const m of readdirSync(migrationsDir()).filter((n) => /^\d/.test(n) && keep(n))) cpSync(path.join(migrationsDir(), m), path.join(dir, m), { recursive: true });
-  return dir;
-}
-
-async function openRunner(): Promise<{ db: SqlRunner; close: () => Promise<void> }> {
-  if (process.env.TEST_DATABASE_URL) {
-    const client = new pg.Client({ connectionString: await freshDatabase(process.env.TEST_DATABASE_URL, { empty: true }) });
-    await client.connect();
-    return {
-      db: { exec: async (sql) => void (await client.query(sql)), query: async <T,>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as T[] },
-      close: () => client.end(),
-    };
-  }
-  const client = await PGlite.create("memory://", { extensions: { vector, pg_trgm } });
-  return {
-    db: { exec: async (sql) => void (await client.exec(sql)), query: async <T,>(sql: string, params?: unknown[]) => (await client.query<T>(sql, params)).rows },
-    close: () => client.close(),
-  };
-}
 
 describe("migration: grep_chunks' trigram index built after a file is ready", () => {
   let db: SqlRunner;
@@ -54,7 +26,7 @@ describe("migration: grep_chunks' trigram index built after a file is ready", ()
   };
 
   beforeAll(async () => {
-    ({ db, close } = await openRunner());
+    ({ db, close } = await openMigrationRunner());
     const before = migrationsUpTo((n) => n < GREP_AFTER_READY);
     const through = migrationsUpTo((n) => n <= GREP_AFTER_READY);
     dirs.push(before, through);

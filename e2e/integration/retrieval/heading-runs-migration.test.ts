@@ -1,10 +1,6 @@
 import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { vector } from "@electric-sql/pglite-pgvector";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyMigrations, migrationsDir, type SqlRunner } from "@/lib/db/migrate";
 import { chunkPostings } from "@/lib/retrieval/chunk-postings";
@@ -12,7 +8,7 @@ import { backfillHeadingRuns } from "@/lib/retrieval/heading-runs-backfill";
 import { pageRows, type PreparedChunk } from "@/lib/retrieval/index-writer";
 import { lexicalSearch } from "@/lib/retrieval/lexical";
 import { tokenize } from "@/lib/retrieval/text/tokenize";
-import { freshDatabase } from "../../support/test-env";
+import { openMigrationRunner } from "../../support/migration-db";
 
 // Migration 20261211000000 (section-shared heading evidence) on an index written before it, in the
 // posting-pages layout of 20261206000000: its hits and scores stay what they were, the files whose
@@ -20,22 +16,6 @@ import { freshDatabase } from "../../support/test-env";
 // runs (from the chunks' heading paths, with the writer's tokenizer) the heading is shared. On
 // PGlite, or on the PostgreSQL server of TEST_DATABASE_URL.
 const HEADING_RUNS = "20261211000000_heading_term_runs";
-
-async function openRunner(): Promise<{ db: SqlRunner; close: () => Promise<void> }> {
-  if (process.env.TEST_DATABASE_URL) {
-    const client = new pg.Client({ connectionString: await freshDatabase(process.env.TEST_DATABASE_URL, { empty: true }) });
-    await client.connect();
-    return {
-      db: { exec: async (sql) => void (await client.query(sql)), query: async <T,>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as T[] },
-      close: () => client.end(),
-    };
-  }
-  const client = await PGlite.create("memory://", { extensions: { vector, pg_trgm } });
-  return {
-    db: { exec: async (sql) => void (await client.exec(sql)), query: async <T,>(sql: string, params?: unknown[]) => (await client.query<T>(sql, params)).rows },
-    close: () => client.close(),
-  };
-}
 
 const HEADING = "底特律圣公会三一堂";
 const SENTENCES = ["底特律圣公会三一堂是一所教堂，位于底特律马丁路德金大道。", "圣公会三一堂的平面采用圣公会规定的十字模式。", "该堂会成立于1878年，未得到教区主教许可。"];
@@ -76,7 +56,7 @@ describe("migration to section-shared heading evidence (on posting pages)", () =
   let old: (readonly [string, number])[];
   let oldNoContext: (readonly [string, number])[];
   beforeAll(async () => {
-    ({ db, close } = await openRunner());
+    ({ db, close } = await openMigrationRunner());
     before = mkdtempSync(path.join(tmpdir(), "ka-mig-"));
     for (const m of readdirSync(migrationsDir()).filter((n) => /^\d/.test(n) && n < HEADING_RUNS)) cpSync(path.join(migrationsDir(), m), path.join(before, m), { recursive: true });
     await applyMigrations(db, before);

@@ -1,16 +1,12 @@
 import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { vector } from "@electric-sql/pglite-pgvector";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyMigrations, migrationsDir, type SqlRunner } from "@/lib/db/migrate";
 import { chunkPostings } from "@/lib/retrieval/chunk-postings";
 import { INSERT_PAGES_SQL, pageRows, POSTING_ROWS_SQL, type PreparedChunk } from "@/lib/retrieval/index-writer";
 import { lexicalSearch, type LexicalQuery, type LexicalResult } from "@/lib/retrieval/lexical";
-import { freshDatabase } from "../../support/test-env";
+import { openMigrationRunner } from "../../support/migration-db";
 import { pageViolations } from "../../support/postings";
 
 // Migration 20261206000000 (postings in pages) carries postings written in the former layout (one
@@ -22,22 +18,6 @@ import { pageViolations } from "../../support/postings";
 // after it (pages made by the migration) and after the index writer's pages replace them (other
 // batch boundaries). On PGlite, or on the PostgreSQL server of TEST_DATABASE_URL.
 const PAGES = "20261206000000_posting_pages";
-
-async function openRunner(): Promise<{ db: SqlRunner; close: () => Promise<void> }> {
-  if (process.env.TEST_DATABASE_URL) {
-    const client = new pg.Client({ connectionString: await freshDatabase(process.env.TEST_DATABASE_URL, { empty: true }) });
-    await client.connect();
-    return {
-      db: { exec: async (sql) => void (await client.query(sql)), query: async <T,>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[])).rows as T[] },
-      close: () => client.end(),
-    };
-  }
-  const client = await PGlite.create("memory://", { extensions: { vector, pg_trgm } });
-  return {
-    db: { exec: async (sql) => void (await client.exec(sql)), query: async <T,>(sql: string, params?: unknown[]) => (await client.query<T>(sql, params)).rows },
-    close: () => client.close(),
-  };
-}
 
 function rng(seed: number) {
   return () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
@@ -156,7 +136,7 @@ describe("migration to postings in pages", () => {
   const recount = () => db.query(`SELECT knowledge_id, term, count(*)::int AS df FROM ${POSTING_ROWS_SQL} t GROUP BY 1, 2 ORDER BY 1, 2`);
 
   beforeAll(async () => {
-    ({ db, close } = await openRunner());
+    ({ db, close } = await openMigrationRunner());
     before = mkdtempSync(path.join(tmpdir(), "ka-mig-"));
     for (const m of readdirSync(migrationsDir()).filter((n) => /^\d/.test(n) && n < PAGES)) cpSync(path.join(migrationsDir(), m), path.join(before, m), { recursive: true });
     await applyMigrations(db, before);
