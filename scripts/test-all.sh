@@ -141,6 +141,33 @@ summarize() {
       const counts = r.kind === "vitest" || r.kind === "playwright" ? `  ${p} passed, ${f} failed, ${s} skipped` : "";
       console.log(`${status}  ${r.label.padEnd(44)} ${String(r.secs).padStart(4)}s${counts}${note ? "  (" + note + ")" : ""}`);
     }
+    // What failed and why, in the last lines of the output (a CI log is often read from its tail):
+    // each failed test (and the failed attempt of each flaky one) with the first lines of its error.
+    const details = [];
+    const clean = (m) => String(m || "").replace(/\u001b\[[0-9;]*m/g, "").split("\n").map((l) => l.trimEnd()).filter(Boolean).slice(0, 6).join("\n      ");
+    for (const r of rows) {
+      const j = read(r.report);
+      if (!j) continue;
+      if (r.kind === "vitest") {
+        for (const file of j.testResults || []) {
+          if (file.status === "failed" && !(file.assertionResults || []).some((a) => a.status === "failed")) details.push(`${r.label}: ${file.name}\n      ${clean(file.message)}`);
+          for (const a of file.assertionResults || []) if (a.status === "failed") details.push(`${r.label}: ${a.fullName}\n      ${clean((a.failureMessages || [])[0])}`);
+        }
+      } else if (r.kind === "playwright") {
+        const walk = (suite) => {
+          for (const s of suite.suites || []) walk(s);
+          for (const spec of suite.specs || []) for (const t of spec.tests || []) {
+            if (t.status !== "unexpected" && t.status !== "flaky") continue;
+            const bad = (t.results || []).find((x) => x.status !== "passed" && x.status !== "skipped");
+            const err = bad && (bad.error || (bad.errors || [])[0]);
+            details.push(`${r.label}${t.status === "flaky" ? " (flaky: passed on retry)" : ""}: ${spec.file}:${spec.line} ${spec.title}\n      ${clean(err && (err.message || err.value))}`);
+          }
+        };
+        walk(j);
+        for (const e of j.errors || []) details.push(`${r.label}: global error\n      ${clean(e.message || e.value)}`);
+      }
+    }
+    if (details.length) console.log(`\nFailed or flaky:\n${details.slice(0, 10).map((d) => "  - " + d).join("\n")}`);
     console.log(`total time ${process.argv[2]}s`);
     console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
     process.exitCode = failed > 0 ? 3 : 0;
