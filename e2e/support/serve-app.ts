@@ -28,3 +28,15 @@ if (eldEvery > 0) {
     h.reset();
   }, eldEvery).unref();
 }
+
+// Bench aid (KA_STALL_LOG=ms): each stall of the main thread's event loop longer than that, with
+// its wall-clock time (epoch ms) on stderr, to line stalls up with a bench's slow probes.
+const stallMs = Number(process.env.KA_STALL_LOG ?? 0);
+if (stallMs > 0) {
+  let last = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    if (now - last > stallMs) console.error(`[stall] ${Date.now()} ${(now - last).toFixed(0)} ms`);
+    last = now;
+  }, 5).unref();
+}
