@@ -2,6 +2,7 @@ import "server-only";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { IndexableChunk } from "@/lib/retrieval/index-writer";
+import type { HeadingTermRun } from "@/lib/retrieval/chunk-postings";
 import type { ParseMessage, ParseTask } from "./parse-task";
 import { IngestionFailure } from "./types";
 
@@ -17,6 +18,7 @@ export interface ParseResult {
   pageCount: number | null;
   chunks: IndexableChunk[];
   textChars: number;
+  headingRuns: HeadingTermRun[];
 }
 
 export interface ParsePoolOptions {
@@ -102,8 +104,15 @@ export class ParsePool {
         const onAbort = () => settle(() => reject(opts.signal!.reason));
         const onMessage = (m: ParseMessage | { type: "idle" }) => {
           if (m.type === "progress") opts.onProgress?.(m.fraction);
-          else if (m.type === "chunks") for (const c of m.items) chunks.push(c);
-          else if (m.type === "done") settle(() => resolve({ pageCount: m.pageCount, chunks, textChars: m.textChars }));
+          else if (m.type === "chunks") {
+            for (const c of m.items) chunks.push(c);
+            // The thread sends its next slice once this one is taken; the answer goes out after
+            // the requests that arrived meanwhile had their turn (setImmediate runs after I/O).
+            setImmediate(() => {
+              if (!settled) worker.postMessage({ type: "taken" });
+            });
+          }
+          else if (m.type === "done") settle(() => resolve({ pageCount: m.pageCount, chunks, textChars: m.textChars, headingRuns: m.headingRuns }));
           else if (m.type === "failed") settle(() => reject(new IngestionFailure(m.code, m.message)));
         };
         const onError = (e: Error & { code?: string }) =>

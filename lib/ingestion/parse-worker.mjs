@@ -36,7 +36,21 @@ const root = process.cwd();
 register({ tsconfig: path.join(root, "tsconfig.json") });
 const { runParseTask } = await import(path.join(root, "lib", "ingestion", "parse-task.ts"));
 
-parentPort.on("message", (task) => {
-  void runParseTask(task, (m) => parentPort.postMessage(m)).then(() => parentPort.postMessage({ type: "idle" }));
+// Slices of chunks are sent one at a time: the next waits for the pool's "taken" (parse-pool.ts
+// answers after its event loop had a turn), so the server's thread receives one slice per turn
+// instead of a whole file's slices at once (parse-task.ts).
+let taken = null;
+parentPort.on("message", (m) => {
+  if (m && m.type === "taken") {
+    const resolve = taken;
+    taken = null;
+    resolve?.();
+    return;
+  }
+  const post = (out) => {
+    parentPort.postMessage(out);
+    if (out.type === "chunks") return new Promise((resolve) => (taken = resolve));
+  };
+  void runParseTask(m, post).then(() => parentPort.postMessage({ type: "idle" }));
 });
 parentPort.postMessage({ type: "ready" });

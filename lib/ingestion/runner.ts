@@ -501,6 +501,7 @@ export class IngestionRunner {
         knowledgeId: file.knowledgeId,
         fileId,
         chunks,
+        headingRuns: parsed.headingRuns,
         embeddings: emb.vectors ? { model: emb.model!, vectors: emb.vectors } : null,
         owner: { jobId: job.id, lockedBy: this.workerId },
         batchMs: this.opts.batchMs ?? env.INGEST_BATCH_MS,

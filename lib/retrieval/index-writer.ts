@@ -348,6 +348,9 @@ export interface BatchInfo {
 
 export interface BatchedWriteArgs extends Omit<ReplaceFileChunksArgs, "chunks"> {
   chunks: Array<ChunkInput & Partial<ChunkPostings>>;
+  /** headingTermRuns(chunks), when the caller has it (the parse thread computes it); else
+   *  computed here. */
+  headingRuns?: readonly HeadingTermRun[];
   owner: IndexOwner;
   /** Time one batch's transaction should take; the batch size adapts to it. */
   batchMs: number;
@@ -457,7 +460,7 @@ export async function writeFileChunksInBatches(db: PrismaClient, args: BatchedWr
   // The file's heading runs, computed over all of its chunks (a run may span batches), are
   // written with the first batch: a run reaching chunks not written yet matches no posting, and
   // an attempt cut short is deleted whole by the next one (the delete batches above).
-  let runs = runStatements(args.knowledgeId, args.fileId, headingTermRuns(args.chunks));
+  let runs = runStatements(args.knowledgeId, args.fileId, args.headingRuns ?? headingTermRuns(args.chunks));
   let written = 0;
   let pagesWritten = 0;
   size = FIRST_BATCH;
