@@ -9,7 +9,7 @@
 // after a file is searchable (chunk_grep rows, `--batch` chunks per statement), timed apart:
 // before migration 20261214000000 that index was maintained inside the writer's batches.
 //
-//   node --conditions=react-server --import tsx scripts/write-path-profile.ts [--batch N] [--files md,pdf] [--probe-trgm]
+//   node --conditions=react-server --import tsx scripts/write-path-profile.ts [--batch N] [--files md,pdf] [--probe-trgm] [--maintenance]
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -89,6 +89,29 @@ async function main() {
       await timed("commit", () => pg.exec("COMMIT"));
     }
     out[input.name] = { chunks: input.chunks.length, parseMs: Math.round(input.parseMs), writeMs: Math.round(performance.now() - t), pages };
+  }
+  if (args.includes("--maintenance")) {
+    // The writer's planner-statistics upkeep (index-writer.ts maybeAnalyze) on the pages just
+    // written: VACUUM then ANALYZE as the writer runs them, then each column's share of an
+    // ANALYZE, then the former combined statement. One statement holds the embedded engine (and so the server's main thread).
+    const m: Record<string, number> = {};
+    for (const [k, sql] of [
+      ["vacuum", `VACUUM posting_pages`],
+      ["analyze", `ANALYZE posting_pages`],
+      ["analyze again", `ANALYZE posting_pages`],
+      ["analyze (term)", `ANALYZE posting_pages (term)`],
+      ["analyze (knowledge_id)", `ANALYZE posting_pages (knowledge_id)`],
+      ["analyze (file_id)", `ANALYZE posting_pages (file_id)`],
+      ["analyze (first_tf, first_dl, inc)", `ANALYZE posting_pages (first_tf, first_dl, inc)`],
+      ["vacuum again", `VACUUM posting_pages`],
+      ["vacuum (analyze) (after both)", `VACUUM (ANALYZE) posting_pages`],
+    ] as const) {
+      const t = performance.now();
+      await pg.exec(sql);
+      m[k] = Math.round(performance.now() - t);
+    }
+    out.maintenanceMs = m;
+    out.postingPages = (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM posting_pages`)).rows[0]!.n;
   }
   {
     const t = performance.now();

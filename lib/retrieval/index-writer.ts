@@ -246,8 +246,10 @@ async function insertPrepared(tx: Tx, knowledgeId: string, fileId: string, prepa
 // index order with a limit (lexical.ts); without statistics the planner may take every page and
 // sort them instead, which is what made 200k-chunk queries slow with the former postings table.
 // A PostgreSQL server's autovacuum analyzes on its own; embedded PGlite never does, so the writer
-// asks for it once enough pages were written since the last time (see analyzeDue). It is a
-// VACUUM (ANALYZE): vacuum also sets the visibility map and reclaims a re-indexed file's pages.
+// asks for it once enough pages were written since the last time (see analyzeDue). A VACUUM
+// first (it sets the visibility map and reclaims a re-indexed file's pages), then the ANALYZE, as
+// two statements with a turn of the event loop between them: on the embedded database each holds
+// the one connection, and a request waiting behind the pair waited for both (session 21).
 const g = globalThis as unknown as { __kaPagesSinceAnalyze?: number };
 
 /**
@@ -275,7 +277,9 @@ async function maybeAnalyze(db: Pick<PrismaClient, "$executeRawUnsafe" | "$query
     );
     if (!analyzeDue(g.__kaPagesSinceAnalyze, Number(rows[0]?.n ?? 0))) return;
     g.__kaPagesSinceAnalyze = 0;
-    await db.$executeRawUnsafe(`VACUUM (ANALYZE) posting_pages`);
+    await db.$executeRawUnsafe(`VACUUM posting_pages`);
+    await yieldToOthers();
+    await db.$executeRawUnsafe(`ANALYZE posting_pages`);
   } catch {
     // Statistics are an optimisation; a failure here must not fail the write that succeeded.
   }
