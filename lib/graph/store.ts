@@ -20,6 +20,12 @@ import type { BuiltEntity, BuiltGraph, BuiltMention } from "./build";
  */
 const GROUP_ROWS = 2_000;
 const TX_TIMEOUT_MS = 10 * 60_000;
+/**
+ * Rows (mentions, supports) sorted into groups between two turns of the event loop: the sorting
+ * runs on the server's thread, and a large file's in one go (85,306 mentions for bench:ingest's
+ * Markdown file) took 125-264 ms there, with every request waiting (session 21).
+ */
+const ROWS_PER_TURN = 4_000;
 
 // graph_mentions (raw SQL only, not in the Prisma schema): one row per (entity, chunk) with the
 // first sentence naming the entity ([start, end]) and how many do (count), plus the supports of
@@ -140,23 +146,27 @@ class Group {
  * by its source's mention row of that chunk (the extractor only relates names the chunk
  * mentions), the target's where the source has none; one neither end holds is not written.
  */
-function groupRows(graph: BuiltGraph): { groups: Group[]; entities: number; relations: number } {
+export async function groupRows(graph: BuiltGraph): Promise<{ groups: Group[]; entities: number; relations: number }> {
+  let work = 0;
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   const mentionKey = (norm: string, chunkId: string) => `${norm}\u0000${chunkId}`;
   const byChunk = new Map<string, { mentions: BuiltMention[]; supports: { r: number; s: Omit<HeldSupport, "relation"> }[] }>(graph.chunkIds.map((id) => [id, { mentions: [], supports: [] }]));
   const mentioned = new Set<string>();
   for (const m of graph.mentions) {
+    if (++work % ROWS_PER_TURN === 0) await turn();
     const c = byChunk.get(m.chunkId);
     if (!c) continue;
     c.mentions.push(m);
     mentioned.add(mentionKey(m.norm, m.chunkId));
   }
   const entities = new Map(graph.entities.map((e) => [e.norm, e]));
-  graph.relations.forEach((r, i) => {
+  for (const [i, r] of graph.relations.entries()) {
     for (const s of r.supports) {
+      if (++work % ROWS_PER_TURN === 0) await turn();
       const holder = mentioned.has(mentionKey(r.source, s.chunkId)) ? r.source : mentioned.has(mentionKey(r.target, s.chunkId)) ? r.target : null;
       if (holder && entities.has(r.source) && entities.has(r.target)) byChunk.get(s.chunkId)?.supports.push({ r: i, s: { holder, chunkId: s.chunkId, start: s.start, end: s.end, count: s.count } });
     }
-  });
+  }
 
   const groups: Group[] = [];
   const writtenEntities = new Set<string>();
@@ -172,6 +182,7 @@ function groupRows(graph: BuiltGraph): { groups: Group[]; entities: number; rela
     rows += c.mentions.length + c.supports.length;
     if (c.mentions.length || c.supports.length) g.chunkIds.push(chunkId);
     for (const m of c.mentions) {
+      if (++work % ROWS_PER_TURN === 0) await turn();
       const entity = entities.get(m.norm);
       if (!entity) continue;
       g.mentions.push(m);
@@ -181,6 +192,7 @@ function groupRows(graph: BuiltGraph): { groups: Group[]; entities: number; rela
       writtenEntities.add(m.norm);
     }
     for (const { r, s } of c.supports) {
+      if (++work % ROWS_PER_TURN === 0) await turn();
       const built = graph.relations[r]!;
       const key = `${built.source}\u0000${built.target}\u0000${built.relation}`;
       let rel = g.relations.get(key);
@@ -221,7 +233,7 @@ function groupRows(graph: BuiltGraph): { groups: Group[]; entities: number; rela
  */
 export async function writeFileGraph(db: PrismaClient, args: { knowledgeId: string; fileId: string; graph: BuiltGraph }): Promise<{ entities: number; relations: number } | null> {
   const { knowledgeId, fileId, graph } = args;
-  const { groups, entities, relations } = groupRows(graph);
+  const { groups, entities, relations } = await groupRows(graph);
   const lockKb: AtomicStatement = { sql: `SELECT pg_advisory_xact_lock(727002, hashtext($1))`, params: [knowledgeId] };
   const chunksStill = (ids: readonly string[]): AtomicStatement => ({
     sql: `SELECT n FROM (SELECT count(*) AS n FROM (SELECT id FROM chunks WHERE id = ANY($1::text[]) AND file_id = $2 FOR KEY SHARE) c) x WHERE n = $3`,
