@@ -4,6 +4,7 @@ import { runGraphStage } from "@/lib/graph/stage";
 import { writeFileGraph } from "@/lib/graph/store";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { openTestEnv, type TestEnv } from "../ingestion/helpers";
+import { graphOf } from "./support/graph-rows";
 
 // The graph stage reads a file's chunks a page at a time (lib/graph/stage.ts): read in one
 // statement, a large file's text held the embedded database and the server's thread for
@@ -26,16 +27,6 @@ function bigMarkdown(sections: number): string {
     );
   }
   return out.join("\n");
-}
-
-async function graphOf(t: TestEnv, kb: string) {
-  const rows = await t.db.$queryRawUnsafe<{ k: string }[]>(
-    `SELECT e.norm_name || '@' || c.ordinal || 'x' || m.count || ' ' || coalesce(cardinality(m.relation_ids), 0) AS k
-       FROM graph_mentions m JOIN graph_entities e ON e.id = m.entity_id JOIN chunks c ON c.id = m.chunk_id
-      WHERE e.knowledge_id = $1 ORDER BY 1`,
-    kb,
-  );
-  return rows.map((r) => r.k);
 }
 
 describe("graph stage on a large file", () => {

@@ -7,6 +7,7 @@ import { writeFileGraph } from "@/lib/graph/store";
 import { reparseKnowledgeFile } from "@/lib/ingestion/runner";
 import { sampleDir } from "@/lib/ingestion/sample";
 import { openTestEnv, type TestEnv } from "../ingestion/helpers";
+import { graphOf } from "./support/graph-rows";
 
 // The graph's rows have no foreign keys since migration 20261207010000: the writer itself makes
 // sure it never writes rows for chunks that are gone (lib/graph/store.ts). A graph built from
@@ -14,16 +15,6 @@ import { openTestEnv, type TestEnv } from "../ingestion/helpers";
 // it is; on PostgreSQL, a chunk deleted by a transaction still open makes the write wait for it.
 
 const MD = "admin-guide.md";
-
-async function graphOf(t: TestEnv, kb: string) {
-  const rows = await t.db.$queryRawUnsafe<{ k: string }[]>(
-    `SELECT e.norm_name || '@' || c.ordinal || 'x' || m.count || ' ' || coalesce(cardinality(m.relation_ids), 0) AS k
-       FROM graph_mentions m JOIN graph_entities e ON e.id = m.entity_id JOIN chunks c ON c.id = m.chunk_id
-      WHERE e.knowledge_id = $1 ORDER BY 1`,
-    kb,
-  );
-  return rows.map((r) => r.k);
-}
 
 async function orphans(t: TestEnv): Promise<number> {
   const [r] = await t.db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM graph_mentions m WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = m.chunk_id)`);
