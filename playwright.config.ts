@@ -33,10 +33,7 @@ export default defineConfig({
   expect: { timeout: 15_000 },
   fullyParallel: false,
   workers: 1,
-  // One retry in CI: a test that fails and then passes is reported as flaky (with its first
-  // attempt's error) in scripts/test-all.sh's summary instead of failing the whole run; a test
-  // that fails twice still fails it. Locally a failure is a failure.
-  retries: process.env.CI ? 1 : 0,
+  retries: 0,
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
   use: {
     baseURL: `http://127.0.0.1:${PORTS.local}`,
