@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { analyzeDue } from "./index-writer";
+import { analyzeDue, maybeAnalyze } from "./index-writer";
 
-// When the index writer runs VACUUM (ANALYZE) posting_pages (embedded PGlite has no autovacuum).
+// When the index writer runs VACUUM then ANALYZE on posting_pages (embedded PGlite has no autovacuum).
 // bench:retrieval's cmrc2018-sent set is 848 files of ~12 chunks, ~183 pages each (a page per
 // term and file, one posting in most): the analyze work must stay proportional to what is written.
 function analyzesFor(files: number, pagesPerFile: number): number {
@@ -32,5 +32,23 @@ describe("analyzeDue", () => {
     expect(analyzeDue(30_000, 0)).toBe(true);
     expect(analyzeDue(50_000, 600_000)).toBe(false);
     expect(analyzeDue(60_000, 600_000)).toBe(true);
+  });
+});
+
+describe("maybeAnalyze", () => {
+  it("runs VACUUM and ANALYZE as two statements with a turn of the event loop between them", async () => {
+    // A fake connection: records each statement, and what ran on the event loop between them.
+    const log: string[] = [];
+    const db = {
+      $queryRawUnsafe: async () => [{ n: 0 }],
+      $executeRawUnsafe: async (sql: string) => {
+        log.push(sql);
+        // Queued while this statement runs, as a request arriving meanwhile would be.
+        setImmediate(() => log.push("(other work)"));
+        return 0;
+      },
+    };
+    await maybeAnalyze(db as never, 40_000);
+    expect(log).toEqual(["VACUUM posting_pages", "(other work)", "ANALYZE posting_pages"]);
   });
 });

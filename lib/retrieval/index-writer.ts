@@ -268,7 +268,7 @@ export function analyzeDue(pagesSince: number, tableRows: number): boolean {
   return pagesSince >= ANALYZE_SAMPLE_ROWS && pagesSince >= 0.1 * tableRows;
 }
 
-async function maybeAnalyze(db: Pick<PrismaClient, "$executeRawUnsafe" | "$queryRawUnsafe">, written: number): Promise<void> {
+export async function maybeAnalyze(db: Pick<PrismaClient, "$executeRawUnsafe" | "$queryRawUnsafe">, written: number): Promise<void> {
   g.__kaPagesSinceAnalyze = (g.__kaPagesSinceAnalyze ?? 0) + written;
   if (!analyzeDue(g.__kaPagesSinceAnalyze, 0)) return;
   try {
