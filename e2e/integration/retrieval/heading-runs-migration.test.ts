@@ -1,14 +1,12 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations, migrationsDir, type SqlRunner } from "@/lib/db/migrate";
+import { applyMigrations, type SqlRunner } from "@/lib/db/migrate";
 import { chunkPostings } from "@/lib/retrieval/chunk-postings";
 import { backfillHeadingRuns } from "@/lib/retrieval/heading-runs-backfill";
 import { pageRows, type PreparedChunk } from "@/lib/retrieval/index-writer";
 import { lexicalSearch } from "@/lib/retrieval/lexical";
 import { tokenize } from "@/lib/retrieval/text/tokenize";
-import { openMigrationRunner } from "../../support/migration-db";
+import { migrationsUpTo, openMigrationRunner } from "../../support/migration-db";
 
 // Migration 20261211000000 (section-shared heading evidence) on an index written before it, in the
 // posting-pages layout of 20261206000000: its hits and scores stay what they were, the files whose
@@ -57,8 +55,7 @@ describe("migration to section-shared heading evidence (on posting pages)", () =
   let oldNoContext: (readonly [string, number])[];
   beforeAll(async () => {
     ({ db, close } = await openMigrationRunner());
-    before = mkdtempSync(path.join(tmpdir(), "ka-mig-"));
-    for (const m of readdirSync(migrationsDir()).filter((n) => /^\d/.test(n) && n < HEADING_RUNS)) cpSync(path.join(migrationsDir(), m), path.join(before, m), { recursive: true });
+    before = migrationsUpTo((n) => n < HEADING_RUNS);
     await applyMigrations(db, before);
     await db.exec(`
       INSERT INTO users (id, email, name) VALUES ('u1', 'u1@x.test', 'U');

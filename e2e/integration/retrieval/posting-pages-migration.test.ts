@@ -1,12 +1,10 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { readdirSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyMigrations, migrationsDir, type SqlRunner } from "@/lib/db/migrate";
 import { chunkPostings } from "@/lib/retrieval/chunk-postings";
 import { INSERT_PAGES_SQL, pageRows, POSTING_ROWS_SQL, type PreparedChunk } from "@/lib/retrieval/index-writer";
 import { lexicalSearch, type LexicalQuery, type LexicalResult } from "@/lib/retrieval/lexical";
-import { openMigrationRunner } from "../../support/migration-db";
+import { migrationsUpTo, openMigrationRunner } from "../../support/migration-db";
 import { pageViolations } from "../../support/postings";
 
 // Migration 20261206000000 (postings in pages) carries postings written in the former layout (one
@@ -137,8 +135,7 @@ describe("migration to postings in pages", () => {
 
   beforeAll(async () => {
     ({ db, close } = await openMigrationRunner());
-    before = mkdtempSync(path.join(tmpdir(), "ka-mig-"));
-    for (const m of readdirSync(migrationsDir()).filter((n) => /^\d/.test(n) && n < PAGES)) cpSync(path.join(migrationsDir(), m), path.join(before, m), { recursive: true });
+    before = migrationsUpTo((n) => n < PAGES);
     await applyMigrations(db, before);
     await db.exec(`INSERT INTO users (id, email, name) VALUES ('u1', 'u1@x.test', 'U');
       INSERT INTO knowledges (id, owner_id, name) VALUES ('kb1', 'u1', 'KB 1'), ('kb2', 'u1', 'KB 2'), ('kb3', 'u1', 'KB 3');`);
