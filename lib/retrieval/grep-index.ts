@@ -1,6 +1,6 @@
 import "server-only";
 import type { RawDb } from "@/lib/db/client";
-import { nextSize, yieldToOthers } from "./index-writer";
+import { FIRST_BATCH, nextSize, yieldToOthers } from "./index-writer";
 
 // grep_chunks' trigram index, built after a file is searchable (migration
 // 20261214000000_grep_index_after_ready, issue 22 item 2). Maintaining a trigram index inside the
@@ -12,8 +12,6 @@ import { nextSize, yieldToOthers } from "./index-writer";
 
 /** A Prisma client or any raw SQL runner (the migration test passes its own connection). */
 type Db = RawDb;
-
-const FIRST_BATCH = 64;
 
 /**
  * The next `limit` chunks of a file after `after` (by ordinal) into the index; returns how many

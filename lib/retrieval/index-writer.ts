@@ -366,7 +366,8 @@ export interface BatchedWriteArgs extends Omit<ReplaceFileChunksArgs, "chunks"> 
 
 const MIN_BATCH = 8;
 const MAX_BATCH = 2000;
-const FIRST_BATCH = 64;
+/** Size of a phase's first batch, before nextSize adapts it (also the grep index's, grep-index.ts). */
+export const FIRST_BATCH = 64;
 const BATCH_TX_TIMEOUT_MS = 60_000;
 
 /** Next batch size: scaled toward the target time, at most doubled per step (also the grep
