@@ -173,6 +173,18 @@ function report(title: string, train: Row[], test: Row[]) {
 
 const datasets = [...new Set(rows.map((r) => r.dataset))];
 console.log(`${rows.length} questions from ${datasets.join(", ")}; target: answerable wrongly refused ≤ ${pct(target)}`);
+// The model in calibrate.ts on the same rows: what a refit has to beat (the rows are dumped with
+// the ranking of the tree that ran the benchmark, so this shows whether the model still holds).
+if (FEATURES.join() === "coverage,matchedShare,absentShare") {
+  const current = [ANSWERABILITY.intercept, ANSWERABILITY.coverage, ANSWERABILITY.matchedShare, ANSWERABILITY.absentShare];
+  console.log(`\n### The model in calibrate.ts (τ ${ANSWERABILITY.tau}), evaluated on these rows`);
+  console.log("| evaluated on | answerable wrongly refused | unanswerable abstained |");
+  console.log("| --- | ---: | ---: |");
+  for (const [k, g] of groups(rows)) {
+    const r = rates(current, ANSWERABILITY.tau, g);
+    console.log(`| ${k} | ${pct(r.refused)} | ${pct(r.abstained)} |`);
+  }
+}
 const pooled = report("Pooled fit (all sets, both halves), evaluated on the same", rows, rows);
 for (const h of [0, 1]) {
   report(`Fit on the ${h === 0 ? "even" : "odd"} halves of every set, evaluated on the ${h === 0 ? "odd" : "even"} halves`, rows.filter((r) => r.half === h), rows.filter((r) => r.half !== h));
