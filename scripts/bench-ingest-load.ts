@@ -19,7 +19,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import http from "node:http";
-import { loadavg, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 
@@ -313,12 +313,29 @@ async function waitReady(baseUrl: string, kb: string, count: number): Promise<Tr
   }
 }
 
+/**
+ * CPU seconds (user + system, every thread: the request thread, the parse threads, embedded
+ * PGlite's worker) the server process has used so far, from /proc (Linux; NaN elsewhere). With
+ * a PostgreSQL server the database's own CPU is not in it.
+ */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (USER_HZ, 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Each file uploaded alone to a fresh KB: upload → searchable, then its background stages. */
-async function eachAlone(baseUrl: string, files: Array<{ name: string; data: Buffer }>): Promise<Map<string, { readyMs: number; status: string; chunks: number; stages: string }>> {
+async function eachAlone(baseUrl: string, pid: number | undefined, files: Array<{ name: string; data: Buffer }>): Promise<Map<string, { readyMs: number; status: string; chunks: number; stages: string; cpuS: number }>> {
   const kb = (await postJson<{ data: { id: string } }>(`${baseUrl}/v1/knowledges`, { name: "alone" })).data.id;
-  const out = new Map<string, { readyMs: number; status: string; chunks: number; stages: string }>();
+  const out = new Map<string, { readyMs: number; status: string; chunks: number; stages: string; cpuS: number }>();
   for (const [i, f] of files.entries()) {
     const body = multipartBody([f]);
+    const cpu0 = cpuSeconds(pid);
     const t0 = performance.now();
     await upload(baseUrl, kb, body);
     const deadline = Date.now() + LOAD_TIMEOUT_MS;
@@ -328,7 +345,7 @@ async function eachAlone(baseUrl: string, files: Array<{ name: string; data: Buf
       if (row && !seen.has(row.status)) seen.set(row.status, performance.now() - t0);
       if (row && (row.status === "success" || row.status === "failed")) {
         const stages = [...seen].map(([st, t]) => `${st} ${(t / 1000).toFixed(1)}`).join(", ");
-        out.set(f.name, { readyMs: performance.now() - t0, status: row.status, chunks: row.chunk_count, stages });
+        out.set(f.name, { readyMs: performance.now() - t0, status: row.status, chunks: row.chunk_count, stages, cpuS: cpuSeconds(pid) - cpu0 });
         break;
       }
       if (Date.now() > deadline) throw new Error(`${f.name} alone did not finish in time`);
@@ -529,6 +546,7 @@ export async function benchIngestUnderLoad(): Promise<void> {
   };
   const loadBody = multipartBody(files);
   const stallWatch = clientStalls();
+  const cpuAtUpload = cpuSeconds(server.child.pid);
   const t0 = performance.now();
   // For lining up the server's own logs (serve-app's KA_STALL_LOG) with the probes' times below.
   console.log(`[bench] loaded upload sent at ${Date.now()} (epoch ms)`);
@@ -552,6 +570,8 @@ export async function benchIngestUnderLoad(): Promise<void> {
     }
   })();
   const loaded = await probe(base, other, ingest, sampleDisk);
+  const loadedCpuS = cpuSeconds(server.child.pid) - cpuAtUpload;
+  const loadedWallS = Math.max(...readyAt.values()) / 1000;
   const ownStalls = stallWatch.stop();
   const done = await ingest;
   // The graph stage runs after a file is ready (issue 19): when every file's graph is built, what
@@ -604,7 +624,7 @@ export async function benchIngestUnderLoad(): Promise<void> {
   // the Markdown file, each uploaded once the previous one's background stages (graph, grep index)
   // are done, so nothing else of this bench shares the cores with it. Under load above, the two
   // large files index side by side on two cores: there each one's time includes the other's work.
-  const alone = await eachAlone(server.url, [bigPdf, bigMd]);
+  const alone = await eachAlone(server.url, server.child.pid, [bigPdf, bigMd]);
   const rawAfter = await rawExtraction(bigPdf.data, bigMd.data);
   await stopServer(server.child);
 
@@ -646,10 +666,12 @@ export async function benchIngestUnderLoad(): Promise<void> {
     "",
     `Second start on the same data directory: listening after ${ms(listenMs)}, first answered request (\`/v1/knowledges/tree\`) after ${ms(firstMs)}.`,
     "",
+    `Server CPU while the six files indexed together (upload → last ready, every thread of the server process${PG ? "; the PostgreSQL server's own CPU not included" : ""}): ${loadedCpuS.toFixed(1)} s in ${loadedWallS.toFixed(1)} s, ${(loadedCpuS / loadedWallS).toFixed(2)} of ${cpus().length} cores busy on average.`,
+    "",
     "Each large file alone, on the restarted server (a fresh KB, one file at a time, the next after the previous one's graph and grep index; raw extraction timed in this process before and after):",
     "",
-    "| file | status | chunks | ready after upload | raw extraction (before / after) | ready ÷ extraction (before / after) | status first seen at (s) |",
-    "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+    "| file | status | chunks | ready after upload | server CPU meanwhile | raw extraction (before / after) | ready ÷ extraction (before / after) | status first seen at (s) |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
     ...[bigPdf, bigMd].map((f) => {
       const a = alone.get(f.name)!;
       const isPdf = f === bigPdf;
@@ -657,7 +679,7 @@ export async function benchIngestUnderLoad(): Promise<void> {
       const r2 = isPdf ? rawAfter.pdfMs : rawAfter.mdMs;
       const speed = isPdf ? `${Math.round(PDF_PAGES / (a.readyMs / 1000))} pages/s` : `${Math.round(a.chunks / (a.readyMs / 1000))} chunks/s`;
       const ratio = isPdf ? `${(a.readyMs / r1).toFixed(1)}× / ${(a.readyMs / r2).toFixed(1)}×` : "(decoding only: not a meaningful ratio)";
-      return `| ${f.name} | ${a.status} | ${a.chunks} | ${(a.readyMs / 1000).toFixed(1)} s (${speed}) | ${(r1 / 1000).toFixed(2)} s / ${(r2 / 1000).toFixed(2)} s | ${ratio} | ${a.stages} |`;
+      return `| ${f.name} | ${a.status} | ${a.chunks} | ${(a.readyMs / 1000).toFixed(1)} s (${speed}) | ${a.cpuS.toFixed(1)} s | ${(r1 / 1000).toFixed(2)} s / ${(r2 / 1000).toFixed(2)} s | ${ratio} | ${a.stages} |`;
     }),
     `<!-- /bench:load-${PG ? "postgres" : "pglite"}-${LABEL} -->`,
   ].join("\n");
