@@ -149,7 +149,7 @@ async function main() {
     console.log(`  copy ${k}: ${n} chunks, ${f1((performance.now() - t0) / 1000)} s`);
   }
   // The copies' chunks into grep_chunks' trigram index (the writer put the originals' there).
-  if (copies > 1) await db.$executeRawUnsafe(`INSERT INTO chunk_grep (chunk_id) SELECT id FROM chunks WHERE knowledge_id = $1 ON CONFLICT DO NOTHING`, kb);
+  if (copies > 1) await db.$executeRawUnsafe(`INSERT INTO chunk_grep (chunk_id, knowledge_id) SELECT id, knowledge_id FROM chunks WHERE knowledge_id = $1 ON CONFLICT DO NOTHING`, kb);
   await db.$executeRawUnsafe("VACUUM ANALYZE");
   indexS = (performance.now() - t0) / 1000;
   if (keptDir) writeFileSync(metaFile, JSON.stringify({ uid, kb, n, files: fileCount, indexS }));

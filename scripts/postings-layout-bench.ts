@@ -16,6 +16,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
+import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { applyMigrations, migrationsDir } from "@/lib/db/migrate";
 import { runParseTask } from "@/lib/ingestion/parse-task";
@@ -142,7 +143,7 @@ async function main() {
   const postingsTotal = prepared.reduce((n, x) => n + x.p.terms.length, 0);
 
   const dir = mkdtempSync(path.join(tmpdir(), "postings-bench-db-"));
-  const pg = await PGlite.create(dir, { extensions: { vector, pg_trgm } });
+  const pg = await PGlite.create(dir, { extensions: { vector, pg_trgm, btree_gin } });
   // The schema as of main before 20261205100000_postings_seq: the prototypes add their own tables.
   const migDir = mkdtempSync(path.join(tmpdir(), "postings-bench-mig-"));
   const pages = variant.startsWith("pages");

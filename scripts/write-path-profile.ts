@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
+import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { applyMigrations } from "@/lib/db/migrate";
 import { openEmbedded } from "@/lib/db/pglite-open.mjs";
@@ -56,7 +57,7 @@ async function main() {
     inputs.push({ name: f, chunks, parseMs: performance.now() - t });
   }
   const dir = mkdtempSync(path.join(tmpdir(), "write-path-profile-"));
-  const pg = await openEmbedded(dir, (o) => PGlite.create(dir, { ...o, extensions: { vector, pg_trgm } }));
+  const pg = await openEmbedded(dir, (o) => PGlite.create(dir, { ...o, extensions: { vector, pg_trgm, btree_gin } }));
   await applyMigrations({ exec: async (s) => void (await pg.exec(s)), query: async (s, p) => (await pg.query(s, p as unknown[])).rows as never });
   await pg.query(`INSERT INTO users (id, email, name) VALUES ('u1', 'u@x', 'u')`);
   await pg.query(`INSERT INTO knowledges (id, name, owner_id) VALUES ('kb', 'kb', 'u1')`);
@@ -119,8 +120,8 @@ async function main() {
       for (let after = -1; ; ) {
         const r = await timed("grep index", () =>
           pg.query<{ n: number; last: number }>(
-            `WITH s AS (SELECT id, ordinal FROM chunks WHERE file_id = $1 AND ordinal > $2 ORDER BY ordinal LIMIT $3),
-                  i AS (INSERT INTO chunk_grep (chunk_id) SELECT id FROM s ON CONFLICT DO NOTHING RETURNING 1)
+            `WITH s AS (SELECT id, ordinal, knowledge_id FROM chunks WHERE file_id = $1 AND ordinal > $2 ORDER BY ordinal LIMIT $3),
+                  i AS (INSERT INTO chunk_grep (chunk_id, knowledge_id) SELECT id, knowledge_id FROM s ON CONFLICT DO NOTHING RETURNING 1)
              SELECT count(*)::int AS n, coalesce(max(ordinal), $2)::int AS last FROM s`,
             [`f-${input.name}`, after, BATCH],
           ),
@@ -130,7 +131,7 @@ async function main() {
       }
     }
     out.grepIndexMs = Math.round(performance.now() - t);
-    out.grepIndexMB = (await pg.query<{ mb: number }>(`SELECT round(pg_relation_size('chunk_grep_text_trgm_idx') / 1048576.0, 1)::float8 AS mb`)).rows[0]!.mb;
+    out.grepIndexMB = (await pg.query<{ mb: number }>(`SELECT round(pg_relation_size('chunk_grep_kb_text_idx') / 1048576.0, 1)::float8 AS mb`)).rows[0]!.mb;
     out.chunkGrepMB = (await pg.query<{ mb: number }>(`SELECT round(pg_total_relation_size('chunk_grep') / 1048576.0, 1)::float8 AS mb`)).rows[0]!.mb;
   }
   if (args.includes("--probe-trgm")) {

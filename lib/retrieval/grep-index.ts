@@ -17,8 +17,8 @@ type Db = RawDb;
  * The next `limit` chunks of a file after `after` (by ordinal) into the index; returns how many
  * chunks were looked at and the last ordinal. A chunk deleted meanwhile is simply not there.
  */
-const ADD_BATCH_SQL = `WITH s AS (SELECT id, ordinal FROM chunks WHERE file_id = $1 AND ordinal > $2 ORDER BY ordinal LIMIT $3),
-     i AS (INSERT INTO chunk_grep (chunk_id) SELECT id FROM s ON CONFLICT DO NOTHING RETURNING 1)
+const ADD_BATCH_SQL = `WITH s AS (SELECT id, ordinal, knowledge_id FROM chunks WHERE file_id = $1 AND ordinal > $2 ORDER BY ordinal LIMIT $3),
+     i AS (INSERT INTO chunk_grep (chunk_id, knowledge_id) SELECT id, knowledge_id FROM s ON CONFLICT DO NOTHING RETURNING 1)
   SELECT count(*)::int AS n, coalesce(max(ordinal), $2)::int AS last, (SELECT count(*) FROM i)::int AS added FROM s`;
 
 /**

@@ -34,7 +34,7 @@ const TX_TIMEOUT_MS = 10 * 60_000;
 /** Every chunk of a file into grep_chunks' trigram index (migration 20261214000000), and the
  *  file marked grep_indexed: for a writer that wrote the whole file in one transaction. */
 const GREP_INDEX_WHOLE_FILE_SQL = [
-  `INSERT INTO chunk_grep (chunk_id) SELECT id FROM chunks WHERE file_id = $1 ON CONFLICT DO NOTHING`,
+  `INSERT INTO chunk_grep (chunk_id, knowledge_id) SELECT id, knowledge_id FROM chunks WHERE file_id = $1 ON CONFLICT DO NOTHING`,
   `UPDATE knowledge_files SET grep_indexed = true WHERE id = $1`,
 ];
 

@@ -75,7 +75,7 @@ interface Row {
  */
 export function grepStatement(keywords: readonly string[], kbIds: readonly string[], fileIds: readonly string[] | undefined): { sql: string; params: unknown[] } {
   // One arm per keyword, each answered by an index: keywords of three characters or
-  // more by ILIKE over the trigram GIN index (chunk_grep_text_trgm_idx); shorter ones (two-
+  // more by ILIKE over the trigram GIN index (chunk_grep_kb_text_idx); shorter ones (two-
   // character Chinese words are common) have no trigram, so they are looked up in the word
   // postings (posting_pages, unnested) when they are one token, and only otherwise scanned with ILIKE.
   // Each arm stops at the call's cap: a common keyword (a two-character word in most chunks)
@@ -106,10 +106,14 @@ export function grepStatement(keywords: readonly string[], kbIds: readonly strin
     // The trigram index holds the chunks of files whose entries are built (chunk_grep, migration
     // 20261214000000: added after a file is searchable, lib/retrieval/grep-index.ts); the chunks
     // of a searchable file still waiting for them are scanned, one file at a time by its key.
+    // The index is keyed by knowledge base and text (migration 20261216000000), and asked once per
+    // searched knowledge base (a GIN scan cannot take `= ANY(array)`): keyed by text alone, it gave
+    // the matching chunks of every knowledge base of the instance, each rechecked before the
+    // others' were dropped, so a small KB's grep paid for everybody's data.
     // OFFSET 0 keeps the index match a subquery of its own: joined directly, the planner may walk
     // the KB's chunks and test each one's text through chunk_grep instead of asking the index.
     return (
-      `(SELECT k.file_id, k.ordinal FROM (SELECT g.chunk_id FROM chunk_grep g WHERE chunk_grep_text(g.chunk_id) ILIKE ${p} OFFSET 0) g JOIN chunks k ON k.id = g.chunk_id WHERE k.knowledge_id = ANY($1::text[])${fileFilter("k")} LIMIT $2)` +
+      `(SELECT k.file_id, k.ordinal FROM unnest($1::text[]) AS s(kb) CROSS JOIN LATERAL (SELECT g.chunk_id FROM chunk_grep g WHERE g.knowledge_id = s.kb AND chunk_grep_text(g.chunk_id) ILIKE ${p} OFFSET 0) g JOIN chunks k ON k.id = g.chunk_id WHERE TRUE${fileFilter("k")} LIMIT $2)` +
       ` UNION (SELECT k.file_id, k.ordinal FROM knowledge_files w JOIN chunks k ON k.file_id = w.id WHERE w.knowledge_id = ANY($1::text[]) AND w.status = 'success' AND NOT w.grep_indexed AND k.content ILIKE ${p}${fileFilter("k")} LIMIT $2)`
     );
   });

@@ -85,7 +85,7 @@ describe("postings storage", () => {
   // per database, and a shared PostgreSQL test database holds other tests' rows.
   it.skipIf(!!process.env.TEST_DATABASE_URL)("the trigram index of the text takes at most 5× the text", async () => {
     const [m] = await db.$queryRawUnsafe<{ text: number; idx: number }[]>(
-      `SELECT (SELECT sum(octet_length(content)) FROM chunks)::float8 AS text, pg_relation_size('chunk_grep_text_trgm_idx')::float8 AS idx`,
+      `SELECT (SELECT sum(octet_length(content)) FROM chunks)::float8 AS text, pg_relation_size('chunk_grep_kb_text_idx')::float8 AS idx`,
     );
     expect(m!.idx / m!.text, `trigram index ${(m!.idx / 1e6).toFixed(2)} MB for ${(m!.text / 1e6).toFixed(2)} MB of text`).toBeLessThanOrEqual(5);
   });

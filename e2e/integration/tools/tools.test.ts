@@ -208,7 +208,7 @@ describe("agent tools", () => {
       await tx.$executeRawUnsafe("SET LOCAL enable_indexscan = off");
       return tx.$queryRawUnsafe<Array<{ "QUERY PLAN": string }>>(`EXPLAIN ${sql}`, ...params);
     });
-    expect(plan.map((p) => p["QUERY PLAN"]).join("\n")).toContain("chunk_grep_text_trgm_idx");
+    expect(plan.map((p) => p["QUERY PLAN"]).join("\n")).toContain("chunk_grep_kb_text_idx");
     // The seeded files were written whole (replaceFileChunks): their text is in the index.
     const files = await db.knowledgeFile.findMany({ where: { id: { in: [policy, manual] } }, select: { grepIndexed: true } });
     expect(files.map((f) => f.grepIndexed)).toEqual([true, true]);
