@@ -1,12 +1,11 @@
 import path from "node:path";
 import { Worker, resourceLimits } from "node:worker_threads";
-import type { PdfPageBlocks, PdfPageHelper } from "./parsers/pdf";
+import type { PdfLine, PdfPageHelper } from "./parsers/pdf";
 import { IngestionFailure, type ContentLimits } from "./types";
 
 // The helper thread of a large PDF's parse (issue 22 item 2): pdf.js extracts text on one thread,
-// and extraction is most of a large PDF's time, so the parse thread shares the pages with a thread
-// of its own (pdf-page-worker.mjs): both claim blocks of pages from one shared counter
-// (parsers/pdf.ts, SharedPages), so the helper's slow start leaves no thread waiting on the other.
+// and extraction is most of a large PDF's time, so the parse thread hands the second half of the
+// pages to a thread of its own (pdf-page-worker.mjs) and extracts the first half meanwhile.
 // The helper is started from the parse thread, with that thread's heap limits: it is a child of
 // it, so when the pool terminates the parse thread (time budget, memory) the helper ends with it.
 
@@ -20,17 +19,17 @@ export interface PdfHelperTask {
 
 type HelperMessage =
   | { type: "page" }
-  | { type: "done"; blocks: PdfPageBlocks }
+  | { type: "done"; pages: PdfLine[][] }
   | { type: "failed"; code: IngestionFailure["code"]; message: string };
 
 function workerEntry(): string {
   return path.join(/* turbopackIgnore: true */ process.cwd(), "lib", "ingestion", "pdf-page-worker.mjs");
 }
 
-/** A PdfPageHelper that reads pages in a new helper thread. */
+/** A PdfPageHelper that runs each range in a new helper thread. */
 export function pdfPageHelper(task: PdfHelperTask): PdfPageHelper {
-  return (shared, onPage, signal) =>
-    new Promise<PdfPageBlocks>((resolve, reject) => {
+  return (range, onPage, signal) =>
+    new Promise<PdfLine[][]>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
       const limits = resourceLimits;
       const worker = new Worker(workerEntry(), {
@@ -38,8 +37,7 @@ export function pdfPageHelper(task: PdfHelperTask): PdfPageHelper {
         // In the server this runs in a parse thread, whose limits are the file's (PARSE_MEMORY_MB);
         // called from a thread without limits (a script), the helper has none either.
         resourceLimits: limits.maxOldGenerationSizeMb ? limits : undefined,
-        // The counter's SharedArrayBuffer is shared with the thread, not copied.
-        workerData: { ...task, shared },
+        workerData: { ...task, ...range },
         stdout: false,
         stderr: false,
       });
@@ -56,7 +54,7 @@ export function pdfPageHelper(task: PdfHelperTask): PdfPageHelper {
       signal.addEventListener("abort", onAbort, { once: true });
       worker.on("message", (m: HelperMessage) => {
         if (m.type === "page") onPage();
-        else if (m.type === "done") settle(() => resolve(m.blocks));
+        else if (m.type === "done") settle(() => resolve(m.pages));
         else if (m.type === "failed") settle(() => reject(new IngestionFailure(m.code, m.message)));
       });
       worker.on("error", (e: Error & { code?: string }) =>

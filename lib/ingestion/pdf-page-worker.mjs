@@ -1,6 +1,5 @@
 // Entry of a PDF parse's helper thread (lib/ingestion/pdf-page-helper.ts starts it from a parse
-// thread): extracts pages of workerData.filePath, claimed from the counter it shares with the parse
-// thread (workerData.shared), and sends their lines.
+// thread): extracts the pages workerData.from..to of workerData.filePath and sends their lines.
 // The file's compressed streams were checked by the parse that started it.
 import { readFile } from "node:fs/promises";
 import { setPriority } from "node:os";
@@ -27,15 +26,15 @@ if (process.platform === "linux") {
 
 const root = process.cwd();
 register({ tsconfig: path.join(root, "tsconfig.json") });
-const { extractSharedPages } = await import(path.join(root, "lib", "ingestion", "parsers", "pdf.ts"));
+const { extractPdfPageRange } = await import(path.join(root, "lib", "ingestion", "parsers", "pdf.ts"));
 const { IngestionFailure, makeBudget } = await import(path.join(root, "lib", "ingestion", "types.ts"));
 
-const { filePath, shared, deadline, timeoutMs, maxPages, limits } = workerData;
+const { filePath, from, to, deadline, timeoutMs, maxPages, limits } = workerData;
 try {
   const budget = makeBudget({ maxPages, timeoutMs, deadline, limits });
   const data = new Uint8Array(await readFile(filePath));
-  const blocks = await extractSharedPages(data, shared, budget, () => parentPort.postMessage({ type: "page" }));
-  parentPort.postMessage({ type: "done", blocks });
+  const pages = await extractPdfPageRange(data, from, to, budget, () => parentPort.postMessage({ type: "page" }));
+  parentPort.postMessage({ type: "done", pages });
 } catch (e) {
   const f = e instanceof IngestionFailure ? e : new IngestionFailure("INTERNAL_ERROR", `Parsing failed unexpectedly (${e instanceof Error ? e.message.slice(0, 200) : String(e)}).`);
   parentPort.postMessage({ type: "failed", code: f.code, message: f.message });

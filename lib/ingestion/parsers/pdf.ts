@@ -136,40 +136,16 @@ export interface PdfProgress {
 export type PdfLine = Line;
 
 /**
- * The pages of a PDF shared between threads: `next[0]` is the next page nobody has claimed; a
- * thread claims PAGE_BLOCK pages at a time with Atomics.add, so each page is read by one thread,
- * and a thread that starts late (a helper's loader and its own copy of the document take 1-2 s)
- * just gets fewer pages.
+ * Extracts pages `from`..`to` of a PDF in another thread (pdf-page-helper.ts) while this one
+ * extracts the others. `onPage` is called once per page done there; `signal` stops it (the other
+ * half failed, or the parse is over).
  */
-export interface SharedPages {
-  next: Int32Array;
-  pageCount: number;
-}
-
-/** Pages claimed at once: a few tens of milliseconds of pdf.js work, small enough to balance. */
-const PAGE_BLOCK = 8;
-
-/** Claims the next block of pages, or null when every page is taken. */
-function claim(shared: SharedPages): { from: number; to: number } | null {
-  const from = Atomics.add(shared.next, 0, PAGE_BLOCK);
-  return from <= shared.pageCount ? { from, to: Math.min(shared.pageCount, from + PAGE_BLOCK - 1) } : null;
-}
-
-/** Blocks of pages extracted by one thread: the lines of pages from, from + 1, … */
-export type PdfPageBlocks = Array<{ from: number; pages: PdfLine[][] }>;
+export type PdfPageHelper = (range: { from: number; to: number }, onPage: () => void, signal: AbortSignal) => Promise<PdfLine[][]>;
 
 /**
- * Extracts pages of a PDF in another thread (pdf-page-helper.ts) while this one extracts the
- * others, claiming them from `shared`. `onPage` is called once per page done there; `signal`
- * stops it (this thread's pages failed, or the parse is over).
- */
-export type PdfPageHelper = (shared: SharedPages, onPage: () => void, signal: AbortSignal) => Promise<PdfPageBlocks>;
-
-/**
- * Pages a PDF needs before a helper thread is started. Starting one costs 1-2 s before its first
- * page (its loader, pdf.js compiled again, its own copy of the document opened; measured on
- * bench:ingest's 1,500-page PDF), during which this thread reads 250-350 pages/s: a document
- * shorter than this is done before a helper would have read anything.
+ * Pages a PDF needs before half of them go to a helper thread. A helper costs about 0.3 s to
+ * start (its loader, its own copy of the document); at pdf.js's 250-350 pages/s on this machine,
+ * half of 400 pages takes about as long again, so smaller documents gain nothing.
  */
 export const PARALLEL_MIN_PAGES = 400;
 
@@ -189,48 +165,41 @@ async function openPdf(data: Uint8Array): Promise<PdfProxy> {
   }
 }
 
-/**
- * Extracts the blocks of pages this thread claims from `shared`, within the per-page limits and
- * the text limit (counted over this thread's pages; the caller checks the whole document's).
- */
-async function extractClaimed(pdf: PdfProxy, shared: SharedPages, budget: ParseBudget, onPage: () => void): Promise<PdfPageBlocks> {
-  const blocks: PdfPageBlocks = [];
+/** The lines of pages `from`..`to`, within the per-page limits and the text limit. */
+async function extractPages(pdf: PdfProxy, from: number, to: number, budget: ParseBudget, onPage: () => void): Promise<Line[][]> {
+  const pages: Line[][] = [];
   let textChars = 0;
-  for (let range = claim(shared); range; range = claim(shared)) {
-    const pages: Line[][] = [];
-    for (let p = range.from; p <= range.to; p++) {
-      budget.check();
-      let lines: Line[] = [];
-      try {
-        const page = await pdf.getPage(p);
-        // Streamed, so the text-item and time limits are checked inside the page.
-        const items = await readPageItems<TextItemLike>(page, p, budget);
-        lines = pageLines(items, p);
-        page.cleanup();
-        for (const l of lines) textChars += l.text.length;
-        if (textChars > budget.limits.maxTextChars) throw textTooLarge(budget.limits.maxTextChars);
-      } catch (e) {
-        if (e instanceof IngestionFailure) throw e;
-        // One unreadable page does not sink the document; a document where every page fails
-        // ends as "no text" below.
-        lines = [];
-      }
-      pages.push(lines);
-      onPage();
+  for (let p = from; p <= to; p++) {
+    budget.check();
+    let lines: Line[] = [];
+    try {
+      const page = await pdf.getPage(p);
+      // Streamed, so the text-item and time limits are checked inside the page.
+      const items = await readPageItems<TextItemLike>(page, p, budget);
+      lines = pageLines(items, p);
+      page.cleanup();
+      for (const l of lines) textChars += l.text.length;
+      if (textChars > budget.limits.maxTextChars) throw textTooLarge(budget.limits.maxTextChars);
+    } catch (e) {
+      if (e instanceof IngestionFailure) throw e;
+      // One unreadable page does not sink the document; a document where every page fails
+      // ends as "no text" below.
+      lines = [];
     }
-    blocks.push({ from: range.from, pages });
+    pages.push(lines);
+    onPage();
   }
-  return blocks;
+  return pages;
 }
 
 /**
- * A helper thread's share of a document: the pages it claims from `shared`, read from `data`,
- * whose compressed streams the calling parse has already checked (checkPdfInflatedBytes).
+ * A helper thread's share of a document: pages `from`..`to` of `data`, whose compressed streams
+ * the calling parse has already checked (checkPdfInflatedBytes) before handing it out.
  */
-export async function extractSharedPages(data: Uint8Array, shared: SharedPages, budget: ParseBudget, onPage: () => void): Promise<PdfPageBlocks> {
+export async function extractPdfPageRange(data: Uint8Array, from: number, to: number, budget: ParseBudget, onPage: () => void): Promise<PdfLine[][]> {
   const pdf = await openPdf(data);
   try {
-    return await extractClaimed(pdf, shared, budget, onPage);
+    return await extractPages(pdf, from, Math.min(to, pdf.numPages), budget, onPage);
   } catch (e) {
     throw mapPdfError(e);
   } finally {
@@ -253,20 +222,22 @@ export async function parsePdf(data: Uint8Array, budget: ParseBudget, onProgress
     }
     let done = 0;
     const onPage = () => onProgress?.(++done, pageCount);
-    const shared: SharedPages = { next: new Int32Array(new SharedArrayBuffer(4)), pageCount };
-    shared.next[0] = 1;
-    // Text extraction is single-threaded CPU work and most of a large PDF's time: a helper thread
-    // reads pages too, claiming them from the same counter (issue 22 item 2). The lines are the
-    // same either way; what follows needs the whole document (body size, repeated headers).
-    const helper = pageHelper && pageCount >= PARALLEL_MIN_PAGES ? pageHelper(shared, onPage, helperStop.signal) : null;
-    helper?.catch(() => {});
-    const blocks = await extractClaimed(pdf, shared, budget, onPage);
-    if (helper) blocks.push(...(await helper));
-    const pages: Line[][] = Array.from({ length: pageCount }, () => []);
-    for (const block of blocks) block.pages.forEach((lines, i) => (pages[block.from - 1 + i] = lines));
-    let textChars = 0;
-    for (const lines of pages) for (const l of lines) textChars += l.text.length;
-    if (textChars > budget.limits.maxTextChars) throw textTooLarge(budget.limits.maxTextChars);
+    let pages: Line[][];
+    if (pageHelper && pageCount >= PARALLEL_MIN_PAGES) {
+      // Text extraction is single-threaded CPU work and most of a large PDF's time: the second
+      // half of the pages is extracted by a helper thread meanwhile (issue 22 item 2). The lines
+      // are the same either way; what follows needs the whole document (body size, furniture).
+      const mid = Math.ceil(pageCount / 2);
+      const second = pageHelper({ from: mid + 1, to: pageCount }, onPage, helperStop.signal);
+      second.catch(() => {});
+      const first = await extractPages(pdf, 1, mid, budget, onPage);
+      pages = [...first, ...(await second)];
+      let textChars = 0;
+      for (const lines of pages) for (const l of lines) textChars += l.text.length;
+      if (textChars > budget.limits.maxTextChars) throw textTooLarge(budget.limits.maxTextChars);
+    } else {
+      pages = await extractPages(pdf, 1, pageCount, budget, onPage);
+    }
     const kept = dropFurniture(pages);
     const all = kept.flat();
     const chars = all.reduce((s, l) => s + l.text.replace(/\s/g, "").length, 0);
