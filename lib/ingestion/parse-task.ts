@@ -2,7 +2,6 @@ import "server-only";
 import { chunkPostings, headingTermRuns, type HeadingTermRun, type IndexableChunk } from "@/lib/retrieval/chunk-postings";
 import { chunkDocument } from "./chunker";
 import { parseFile } from "./parse";
-import { pdfPageHelper } from "./pdf-page-helper";
 import type { FileType } from "./sniff";
 import { IngestionFailure, makeBudget, type ContentLimits } from "./types";
 
@@ -48,11 +47,7 @@ function tooManyChunks(found: number, limit: number): IngestionFailure {
 export async function runParseTask(task: ParseTask, post: (m: ParseMessage) => void | Promise<void>): Promise<void> {
   try {
     const budget = makeBudget({ maxPages: task.maxPages, timeoutMs: task.timeoutMs, deadline: task.deadline, limits: task.limits });
-    const doc = await parseFile(task.fileType, task.filePath, {
-      budget,
-      onProgress: (fraction) => post({ type: "progress", fraction }),
-      pdfPageHelper: pdfPageHelper({ filePath: task.filePath, deadline: budget.deadline, timeoutMs: task.timeoutMs, maxPages: task.maxPages, limits: budget.limits }),
-    });
+    const doc = await parseFile(task.fileType, task.filePath, { budget, onProgress: (fraction) => post({ type: "progress", fraction }) });
     budget.check();
     const chunks = chunkDocument(doc, task.chunk);
     if (chunks.length === 0) throw new IngestionFailure("FILE_TYPE_UNSUPPORTED", "The document contains no text to index.");

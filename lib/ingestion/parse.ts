@@ -6,7 +6,7 @@ import { describeError } from "./parsers/common";
 import { parseDocx } from "./parsers/docx";
 import { parseHtml } from "./parsers/html";
 import { parseMarkdown } from "./parsers/markdown";
-import { parsePdf, type PdfPageHelper } from "./parsers/pdf";
+import { parsePdf } from "./parsers/pdf";
 import { parseText } from "./parsers/text";
 import { assertTextWithinLimit, textTooLarge, utf8CharCount } from "./parsers/text-limits";
 
@@ -22,8 +22,6 @@ export interface ParseOptions {
   budget: ParseBudget;
   /** Parse progress 0..1 (PDF pages). */
   onProgress?: (fraction: number) => void;
-  /** Extracts part of a large PDF's pages in another thread (pdf-page-helper.ts). */
-  pdfPageHelper?: PdfPageHelper;
 }
 
 /**
@@ -37,7 +35,7 @@ export async function parseFile(fileType: FileType, filePath: string, opts: Pars
     budget.check();
     switch (fileType) {
       case "pdf":
-        return parsePdf(await readFile(filePath), budget, (done, total) => opts.onProgress?.(done / total), opts.pdfPageHelper);
+        return parsePdf(await readFile(filePath), budget, (done, total) => opts.onProgress?.(done / total));
       case "docx":
         return parseDocx({ path: filePath }, budget);
       case "md":

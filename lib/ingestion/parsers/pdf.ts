@@ -132,29 +132,13 @@ export interface PdfProgress {
   (pagesDone: number, pageCount: number): void;
 }
 
-/** One line of a page's text, as extracted: plain data, so a helper thread can send it. */
-export type PdfLine = Line;
-
-/**
- * Extracts pages `from`..`to` of a PDF in another thread (pdf-page-helper.ts) while this one
- * extracts the others. `onPage` is called once per page done there; `signal` stops it (the other
- * half failed, or the parse is over).
- */
-export type PdfPageHelper = (range: { from: number; to: number }, onPage: () => void, signal: AbortSignal) => Promise<PdfLine[][]>;
-
-/**
- * Pages a PDF needs before half of them go to a helper thread. A helper costs about 0.3 s to
- * start (its loader, its own copy of the document); at pdf.js's 250-350 pages/s on this machine,
- * half of 400 pages takes about as long again, so smaller documents gain nothing.
- */
-export const PARALLEL_MIN_PAGES = 400;
-
-type PdfProxy = Awaited<ReturnType<typeof getDocumentProxy>>;
-
-async function openPdf(data: Uint8Array): Promise<PdfProxy> {
+export async function parsePdf(data: Uint8Array, budget: ParseBudget, onProgress?: PdfProgress): Promise<ParsedDocument> {
+  let pdf: Awaited<ReturnType<typeof getDocumentProxy>> | undefined;
+  // Decompression bombs are refused before pdf.js inflates anything (pdf-limits.ts).
+  await checkPdfInflatedBytes(data, budget);
   try {
     // pdf.js may detach the buffer it is given: pass a copy.
-    return await getDocumentProxy(new Uint8Array(data), {
+    pdf = await getDocumentProxy(new Uint8Array(data), {
       disableFontFace: true,
       useSystemFonts: false,
       verbosity: 0,
@@ -163,55 +147,6 @@ async function openPdf(data: Uint8Array): Promise<PdfProxy> {
   } catch (e) {
     throw mapPdfError(e);
   }
-}
-
-/** The lines of pages `from`..`to`, within the per-page limits and the text limit. */
-async function extractPages(pdf: PdfProxy, from: number, to: number, budget: ParseBudget, onPage: () => void): Promise<Line[][]> {
-  const pages: Line[][] = [];
-  let textChars = 0;
-  for (let p = from; p <= to; p++) {
-    budget.check();
-    let lines: Line[] = [];
-    try {
-      const page = await pdf.getPage(p);
-      // Streamed, so the text-item and time limits are checked inside the page.
-      const items = await readPageItems<TextItemLike>(page, p, budget);
-      lines = pageLines(items, p);
-      page.cleanup();
-      for (const l of lines) textChars += l.text.length;
-      if (textChars > budget.limits.maxTextChars) throw textTooLarge(budget.limits.maxTextChars);
-    } catch (e) {
-      if (e instanceof IngestionFailure) throw e;
-      // One unreadable page does not sink the document; a document where every page fails
-      // ends as "no text" below.
-      lines = [];
-    }
-    pages.push(lines);
-    onPage();
-  }
-  return pages;
-}
-
-/**
- * A helper thread's share of a document: pages `from`..`to` of `data`, whose compressed streams
- * the calling parse has already checked (checkPdfInflatedBytes) before handing it out.
- */
-export async function extractPdfPageRange(data: Uint8Array, from: number, to: number, budget: ParseBudget, onPage: () => void): Promise<PdfLine[][]> {
-  const pdf = await openPdf(data);
-  try {
-    return await extractPages(pdf, from, Math.min(to, pdf.numPages), budget, onPage);
-  } catch (e) {
-    throw mapPdfError(e);
-  } finally {
-    await pdf.loadingTask.destroy().catch(() => {});
-  }
-}
-
-export async function parsePdf(data: Uint8Array, budget: ParseBudget, onProgress?: PdfProgress, pageHelper?: PdfPageHelper): Promise<ParsedDocument> {
-  // Decompression bombs are refused before pdf.js inflates anything (pdf-limits.ts).
-  await checkPdfInflatedBytes(data, budget);
-  const pdf = await openPdf(data);
-  const helperStop = new AbortController();
   try {
     const pageCount = pdf.numPages;
     if (pageCount > budget.maxPages) {
@@ -220,23 +155,27 @@ export async function parsePdf(data: Uint8Array, budget: ParseBudget, onProgress
         `The PDF has ${pageCount.toLocaleString("en-US")} pages; the limit is ${budget.maxPages.toLocaleString("en-US")} pages per file. Split it into smaller files.`,
       );
     }
-    let done = 0;
-    const onPage = () => onProgress?.(++done, pageCount);
-    let pages: Line[][];
-    if (pageHelper && pageCount >= PARALLEL_MIN_PAGES) {
-      // Text extraction is single-threaded CPU work and most of a large PDF's time: the second
-      // half of the pages is extracted by a helper thread meanwhile (issue 22 item 2). The lines
-      // are the same either way; what follows needs the whole document (body size, furniture).
-      const mid = Math.ceil(pageCount / 2);
-      const second = pageHelper({ from: mid + 1, to: pageCount }, onPage, helperStop.signal);
-      second.catch(() => {});
-      const first = await extractPages(pdf, 1, mid, budget, onPage);
-      pages = [...first, ...(await second)];
-      let textChars = 0;
-      for (const lines of pages) for (const l of lines) textChars += l.text.length;
-      if (textChars > budget.limits.maxTextChars) throw textTooLarge(budget.limits.maxTextChars);
-    } else {
-      pages = await extractPages(pdf, 1, pageCount, budget, onPage);
+    const pages: Line[][] = [];
+    let textChars = 0;
+    for (let p = 1; p <= pageCount; p++) {
+      budget.check();
+      let lines: Line[] = [];
+      try {
+        const page = await pdf.getPage(p);
+        // Streamed, so the text-item and time limits are checked inside the page.
+        const items = await readPageItems<TextItemLike>(page, p, budget);
+        lines = pageLines(items, p);
+        page.cleanup();
+        for (const l of lines) textChars += l.text.length;
+        if (textChars > budget.limits.maxTextChars) throw textTooLarge(budget.limits.maxTextChars);
+      } catch (e) {
+        if (e instanceof IngestionFailure) throw e;
+        // One unreadable page does not sink the document; a document where every page fails
+        // ends as "no text" below.
+        lines = [];
+      }
+      pages.push(lines);
+      onProgress?.(p, pageCount);
     }
     const kept = dropFurniture(pages);
     const all = kept.flat();
@@ -304,7 +243,6 @@ export async function parsePdf(data: Uint8Array, budget: ParseBudget, onProgress
   } catch (e) {
     throw mapPdfError(e);
   } finally {
-    helperStop.abort();
     await pdf.loadingTask.destroy().catch(() => {});
   }
 }
