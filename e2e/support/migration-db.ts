@@ -34,3 +34,14 @@ export function migrationsUpTo(keep: (name: string) => boolean): string {
   for (const m of readdirSync(migrationsDir()).filter((n) => /^\d/.test(n) && keep(n))) cpSync(path.join(migrationsDir(), m), path.join(dir, m), { recursive: true });
   return dir;
 }
+
+/**
+ * The index writer's raw-SQL interface (`$queryRawUnsafe`, `$executeRawUnsafe` returning the rows
+ * affected) over a migration runner's connection, for the lib functions a migration test calls.
+ */
+export function rawSqlOver(db: SqlRunner) {
+  return {
+    $queryRawUnsafe: async <T,>(sql: string, ...values: unknown[]) => (await db.query(sql, values)) as T,
+    $executeRawUnsafe: async (sql: string, ...values: unknown[]) => (await db.query<{ n: number }>(`WITH w AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM w`, values))[0]!.n,
+  };
+}

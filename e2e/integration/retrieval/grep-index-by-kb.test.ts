@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyMigrations, type SqlRunner } from "@/lib/db/migrate";
 import { buildGrepIndex, filesAwaitingGrepIndex } from "@/lib/retrieval/grep-index";
 import { grepStatement } from "@/lib/tools/grep-chunks";
-import { migrationsUpTo, openMigrationRunner } from "../../support/migration-db";
+import { migrationsUpTo, openMigrationRunner, rawSqlOver } from "../../support/migration-db";
 
 // Migration 20261216000000: grep_chunks' trigram index keyed by knowledge base and text, on a
 // database deployed before it (PGlite, or the PostgreSQL server of TEST_DATABASE_URL). The
@@ -30,10 +30,8 @@ describe("migration: grep_chunks' trigram index keyed by knowledge base", () => 
   let db: SqlRunner;
   let close: () => Promise<void>;
   const dirs: string[] = [];
-  const raw = () => ({
-    $queryRawUnsafe: async <T,>(sql: string, ...values: unknown[]) => (await db.query(sql, values)) as T,
-    $executeRawUnsafe: async (sql: string, ...values: unknown[]) => (await db.query<{ n: number }>(`WITH w AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM w`, values))[0]!.n,
-  });
+  // The writer's interface over the same connection.
+  const raw = () => rawSqlOver(db);
   const grep = async (keyword: string, kbs: string[]) => {
     const { sql, params } = grepStatement([keyword], kbs, undefined);
     return (await db.query<{ id: string }>(sql, params)).map((r) => r.id);

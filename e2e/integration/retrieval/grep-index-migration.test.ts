@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyMigrations, type SqlRunner } from "@/lib/db/migrate";
 import { buildGrepIndex, filesAwaitingGrepIndex } from "@/lib/retrieval/grep-index";
 import { grepStatement } from "@/lib/tools/grep-chunks";
-import { migrationsUpTo, openMigrationRunner } from "../../support/migration-db";
+import { migrationsUpTo, openMigrationRunner, rawSqlOver } from "../../support/migration-db";
 
 // Migration 20261214000000 (grep_chunks' trigram index built after a file is ready) on a database
 // deployed before it, on PGlite or on the PostgreSQL server of TEST_DATABASE_URL: the old index on
@@ -16,10 +16,7 @@ describe("migration: grep_chunks' trigram index built after a file is ready", ()
   let close: () => Promise<void>;
   const dirs: string[] = [];
   // The writer's interface over the same connection.
-  const raw = () => ({
-    $queryRawUnsafe: async <T,>(sql: string, ...values: unknown[]) => (await db.query(sql, values)) as T,
-    $executeRawUnsafe: async (sql: string, ...values: unknown[]) => (await db.query<{ n: number }>(`WITH w AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM w`, values))[0]!.n,
-  });
+  const raw = () => rawSqlOver(db);
   const grep = async (keyword: string) => {
     const { sql, params } = grepStatement([keyword], ["kb1"], undefined);
     return (await db.query<{ id: string }>(sql, params)).map((r) => r.id);
