@@ -15,9 +15,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
-import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { PGLITE_EXTENSIONS } from "@/lib/db/pglite-extensions.mjs";
 import { applyMigrations, migrationsDir } from "@/lib/db/migrate";
 import { runParseTask } from "@/lib/ingestion/parse-task";
 import { DEFAULT_CONTENT_LIMITS } from "@/lib/ingestion/types";
@@ -143,7 +141,7 @@ async function main() {
   const postingsTotal = prepared.reduce((n, x) => n + x.p.terms.length, 0);
 
   const dir = mkdtempSync(path.join(tmpdir(), "postings-bench-db-"));
-  const pg = await PGlite.create(dir, { extensions: { vector, pg_trgm, btree_gin } });
+  const pg = await PGlite.create(dir, { extensions: PGLITE_EXTENSIONS });
   // The schema as of main before 20261205100000_postings_seq: the prototypes add their own tables.
   const migDir = mkdtempSync(path.join(tmpdir(), "postings-bench-mig-"));
   const pages = variant.startsWith("pages");

@@ -16,9 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
-import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { PGLITE_EXTENSIONS } from "@/lib/db/pglite-extensions.mjs";
 import { applyMigrations, migrationsDir } from "@/lib/db/migrate";
 import { chunkPostings } from "@/lib/retrieval/chunk-postings";
 import { insertStatements, analyzeDue } from "@/lib/retrieval/index-writer";
@@ -63,7 +61,7 @@ async function main() {
     if (layout === "chunk-terms" && n.startsWith("20261206000000")) continue;
     cpSync(path.join(migrationsDir(), n), path.join(migDir, n), { recursive: true });
   }
-  const pg = await PGlite.create(dir, { extensions: { vector, pg_trgm, btree_gin } });
+  const pg = await PGlite.create(dir, { extensions: PGLITE_EXTENSIONS });
   await applyMigrations({ exec: async (s) => void (await pg.exec(s)), query: async (s, p) => (await pg.query(s, p as unknown[])).rows as never }, migDir);
   rmSync(migDir, { recursive: true, force: true });
   for (const s of [`ALTER SYSTEM SET max_wal_size = '64MB'`, `ALTER SYSTEM SET min_wal_size = '32MB'`, `SELECT pg_reload_conf()`]) await pg.exec(s);

@@ -14,9 +14,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
-import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { PGLITE_EXTENSIONS } from "@/lib/db/pglite-extensions.mjs";
 import { applyMigrations } from "@/lib/db/migrate";
 import { openEmbedded } from "@/lib/db/pglite-open.mjs";
 import { runParseTask, type ParseMessage } from "@/lib/ingestion/parse-task";
@@ -57,7 +55,7 @@ async function main() {
     inputs.push({ name: f, chunks, parseMs: performance.now() - t });
   }
   const dir = mkdtempSync(path.join(tmpdir(), "write-path-profile-"));
-  const pg = await openEmbedded(dir, (o) => PGlite.create(dir, { ...o, extensions: { vector, pg_trgm, btree_gin } }));
+  const pg = await openEmbedded(dir, (o) => PGlite.create(dir, { ...o, extensions: PGLITE_EXTENSIONS }));
   await applyMigrations({ exec: async (s) => void (await pg.exec(s)), query: async (s, p) => (await pg.query(s, p as unknown[])).rows as never });
   await pg.query(`INSERT INTO users (id, email, name) VALUES ('u1', 'u@x', 'u')`);
   await pg.query(`INSERT INTO knowledges (id, name, owner_id) VALUES ('kb', 'kb', 'u1')`);

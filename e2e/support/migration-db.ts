@@ -2,9 +2,7 @@ import { cpSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { vector } from "@electric-sql/pglite-pgvector";
+import { PGLITE_EXTENSIONS } from "@/lib/db/pglite-extensions.mjs";
 import pg from "pg";
 import { migrationsDir, type SqlRunner } from "@/lib/db/migrate";
 import { freshDatabase } from "./test-env";
@@ -21,7 +19,7 @@ export async function openMigrationRunner(): Promise<{ db: SqlRunner; close: () 
       close: () => client.end(),
     };
   }
-  const client = await PGlite.create("memory://", { extensions: { vector, pg_trgm, btree_gin } });
+  const client = await PGlite.create("memory://", { extensions: PGLITE_EXTENSIONS });
   return {
     db: { exec: async (sql) => void (await client.exec(sql)), query: async <T,>(sql: string, params?: unknown[]) => (await client.query<T>(sql, params)).rows },
     close: () => client.close(),

@@ -3,9 +3,7 @@ import { cpSync, existsSync } from "node:fs";
 import path from "node:path";
 import type { Worker } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
-import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { vector } from "@electric-sql/pglite-pgvector";
+import { PGLITE_EXTENSIONS } from "./pglite-extensions.mjs";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import pg from "pg";
@@ -157,7 +155,7 @@ async function openPglite(dataDir: string, inWorker: boolean): Promise<DbHandle>
     const dir = dataDir.startsWith("memory://") ? dataDir : path.join(dataDir, "pglite");
     if (!dataDir.startsWith("memory://")) startFromTestTemplate(dir);
     if (inWorker) return await openPgliteWorker(dir, release);
-    const client = await openEmbedded(dir, (options) => PGlite.create(dir, { ...options, extensions: { vector, pg_trgm, btree_gin } }));
+    const client = await openEmbedded(dir, (options) => PGlite.create(dir, { ...options, extensions: PGLITE_EXTENSIONS }));
     try {
       await migrateThrough(client);
     } catch (e) {

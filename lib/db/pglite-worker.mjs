@@ -20,9 +20,7 @@
 // the main thread applies the parsers, since functions cannot cross threads.
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, messages, types } from "@electric-sql/pglite";
-import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { vector } from "@electric-sql/pglite-pgvector";
+import { PGLITE_EXTENSIONS } from "./pglite-extensions.mjs";
 import { PGliteStatementCache } from "./pglite-statement-cache.mjs";
 import { openEmbedded } from "./pglite-open.mjs";
 import { startCheckpointer } from "./pglite-wal.mjs";
@@ -261,7 +259,7 @@ port.on("message", (msg) => {
 });
 
 try {
-  pg = await openEmbedded(workerData.dir, (options) => PGlite.create(workerData.dir, { ...options, extensions: { vector, pg_trgm, btree_gin } }));
+  pg = await openEmbedded(workerData.dir, (options) => PGlite.create(workerData.dir, { ...options, extensions: PGLITE_EXTENSIONS }));
   cache = new PGliteStatementCache(pg);
   stopCheckpointer = startCheckpointer(pg);
   for (const k of Object.keys({ ...types.parsers, ...pg.parsers })) raw[k] = identity;

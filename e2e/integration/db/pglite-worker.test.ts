@@ -6,9 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite, messages, type QueryOptions } from "@electric-sql/pglite";
-import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { vector } from "@electric-sql/pglite-pgvector";
+import { PGLITE_EXTENSIONS } from "@/lib/db/pglite-extensions.mjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/db/client";
 import { PGliteWorkerClient } from "@/lib/db/pglite-worker-client";
@@ -42,7 +40,7 @@ describe("PGlite worker facade", () => {
   let worker: PGliteWorkerClient;
 
   beforeAll(async () => {
-    local = await PGlite.create("memory://", { extensions: { vector, pg_trgm, btree_gin } });
+    local = await PGlite.create("memory://", { extensions: PGLITE_EXTENSIONS });
     worker = await PGliteWorkerClient.open("memory://");
     for (const db of [local, worker]) {
       await db.exec(SCHEMA);

@@ -1,0 +1,3 @@
+import type { Extension } from "@electric-sql/pglite";
+
+export declare const PGLITE_EXTENSIONS: { vector: Extension; pg_trgm: Extension; btree_gin: Extension };
