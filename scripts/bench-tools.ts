@@ -18,6 +18,8 @@
 // chat-model rerank, the chat model being the local OpenAI-compatible test server over HTTP —
 // a correctness and cost check against no rerank, never a quality claim: the test model scores
 // passages by bigram overlap).
+// Every run also times grep_chunks on a second owner's 30-chunk knowledge base beside the
+// benchmark's (one user's grep must not pay for another's data; otherOwnersGrep below).
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
@@ -202,6 +204,7 @@ async function main() {
   const { grepStatement } = await import("@/lib/tools/grep-chunks");
   const stmt = grepStatement([sample, "合作"], [kb], undefined);
   const plan = await db.$queryRawUnsafe<Array<{ "QUERY PLAN": string }>>(`EXPLAIN (ANALYZE, COSTS OFF) ${stmt.sql}`, ...stmt.params);
+  const other = await otherOwnersGrep(db, { kb, ctx, replaceFileChunks, tokenize, callTool, run });
   const kind = await getDbKind();
   const base = pct(lat["retrieve()"]!, 95);
   const rows = Object.entries(lat).map(([name, xs]) => `| ${name} | ${xs.length} | ${f1(pct(xs, 50))} ms | ${f1(pct(xs, 95))} ms | ${name === "retrieve()" ? "1.00" : (pct(xs, 95) / base).toFixed(2)} |`);
@@ -220,11 +223,80 @@ async function main() {
     "```",
     ...plan.map((p) => p["QUERY PLAN"]),
     "```",
+    "",
+    `Another owner's knowledge base of ${other.chunks} chunks (the dataset's first sentences) beside this one: grep_chunks for "${other.keyword}", which ${other.foreignMatches.toLocaleString("en")} chunks of the benchmark KB hold and ${other.ownMatches} of the small KB's (median / max of ${other.small.length} calls after one warm-up; the small KB's answer held only its own file):`,
+    "",
+    "| whose grep | p50 | max |",
+    "| --- | ---: | ---: |",
+    `| the small KB's owner | ${f1(pct(other.small, 50))} ms | ${f1(Math.max(...other.small))} ms |`,
+    `| the benchmark KB's owner | ${f1(pct(other.big, 50))} ms | ${f1(Math.max(...other.big))} ms |`,
   ];
   console.log(lines.join("\n"));
   if (outFile !== "-") appendFileSync(outFile, `${lines.join("\n")}\n`);
   await runtime.close();
   await closeDb();
+}
+
+/**
+ * One user's grep must not pay for another user's data (grep_chunks' index keyed by knowledge base,
+ * migration 20261216000000): a second owner's knowledge base of 30 chunks is written beside the
+ * benchmark's, and grep_chunks is timed on it for the keyword of its text that the most chunks of
+ * the benchmark's knowledge base hold — the case where an index keyed by text alone rechecked all
+ * of those chunks before dropping them.
+ */
+async function otherOwnersGrep(
+  db: Awaited<ReturnType<typeof import("@/lib/db/client").getDb>>,
+  t: {
+    kb: string;
+    ctx: { userId: string; readableKnowledgeIds: Set<string>; signal: AbortSignal };
+    replaceFileChunks: typeof import("@/lib/retrieval/index-writer").replaceFileChunks;
+    tokenize: (s: string) => string[];
+    callTool: typeof import("@/lib/tools/registry").callTool;
+    run: string;
+  },
+): Promise<{ chunks: number; keyword: string; foreignMatches: number; ownMatches: number; small: number[]; big: number[] }> {
+  const uid = `bench-u2-${t.run}`;
+  const kb = `bench-kb2-${t.run}`;
+  const fileId = `${kb}-f0`;
+  const texts = docs.slice(0, 30).map((d) => d.text);
+  await db.user.create({ data: { id: uid, email: `${uid}@bench.local`, name: "other owner" } });
+  await db.knowledge.create({ data: { id: kb, name: "other owner's", ownerId: uid } });
+  await db.knowledgeMember.create({ data: { knowledgeId: kb, userId: uid, role: "owner" } });
+  await db.knowledgeFile.create({
+    data: { id: fileId, knowledgeId: kb, name: "notes.txt", fileType: "txt", mimeType: "text/plain", size: 1n, sha256: fileId, storageKey: fileId, status: "success", chunkCount: texts.length },
+  });
+  await t.replaceFileChunks(db, { knowledgeId: kb, fileId, chunks: texts.map((content, ordinal) => ({ ordinal, content, pageStart: null, pageEnd: null, headingPath: "" })) });
+  // Keywords of three characters (what the trigram index answers): the words of three or more
+  // letters and every three-character run of Han characters in the small KB's text, each counted
+  // in the benchmark KB (at most 200 of them: a second or two of ILIKE at benchmark size).
+  const words = texts.flatMap((x) => t.tokenize(x)).filter((w) => w.length >= 3 && /^[\p{L}\p{N}]+$/u.test(w));
+  const han = texts.flatMap((x) => (x.match(/[\u4e00-\u9fff]{3,}/g) ?? []).flatMap((r) => [...r].slice(0, -2).map((_, i) => r.slice(i, i + 3))));
+  const candidates = [...new Set([...words, ...han])].slice(0, 200);
+  let keyword = "";
+  let foreignMatches = -1;
+  for (const w of candidates) {
+    const [r] = await db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM chunks WHERE knowledge_id = $1 AND content ILIKE '%' || $2 || '%'`, t.kb, w);
+    if ((r?.n ?? 0) > foreignMatches) [keyword, foreignMatches] = [w, r?.n ?? 0];
+  }
+  if (!keyword) throw new Error("no keyword of three or more letters in the small knowledge base");
+  const ownMatches = texts.filter((x) => x.toLowerCase().includes(keyword.toLowerCase())).length;
+  const ctx = { userId: uid, readableKnowledgeIds: new Set([kb]), signal: t.ctx.signal };
+  const timed = async (c: typeof ctx) => {
+    const s = performance.now();
+    const r = (await t.callTool("grep_chunks", { keywords: [keyword] }, c)) as { status?: string; message?: string; output?: { documents: Array<{ knowledge_base_id: string }> } };
+    if (r.status === "error") throw new Error(`grep_chunks: ${r.message}`);
+    if (c === ctx && r.output?.documents.some((d) => d.knowledge_base_id !== kb)) throw new Error("grep_chunks answered another owner's chunks");
+    return performance.now() - s;
+  };
+  await timed(ctx);
+  await timed(t.ctx);
+  const small: number[] = [];
+  const big: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    small.push(await timed(ctx));
+    big.push(await timed(t.ctx));
+  }
+  return { chunks: texts.length, keyword, foreignMatches, ownMatches, small, big };
 }
 
 /**
