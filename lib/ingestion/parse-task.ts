@@ -2,6 +2,8 @@ import "server-only";
 import { chunkPostings, headingTermRuns, type HeadingTermRun, type IndexableChunk } from "@/lib/retrieval/chunk-postings";
 import { chunkDocument } from "./chunker";
 import { parseFile } from "./parse";
+import { loadPdfJs } from "./parsers/pdf";
+import { loadTokenizer } from "@/lib/retrieval/text/tokenize";
 import type { FileType } from "./sniff";
 import { IngestionFailure, makeBudget, type ContentLimits } from "./types";
 
@@ -35,6 +37,15 @@ function tooManyChunks(found: number, limit: number): IngestionFailure {
     "FILE_TOO_LARGE",
     `The document splits into ${found.toLocaleString("en-US")} passages; the limit is ${limit.toLocaleString("en-US")} passages per file. Split it into smaller files and upload them again.`,
   );
+}
+
+/**
+ * What a parse thread loads before it reports ready, so that a thread started ahead of a task
+ * (ParsePool.warm) leaves the task nothing to load: the tokenizer's dictionaries and pdf.js.
+ */
+export async function prepareParseThread(): Promise<void> {
+  loadTokenizer();
+  await loadPdfJs();
 }
 
 /**

@@ -34,7 +34,8 @@ if (process.platform === "linux") {
 
 const root = process.cwd();
 register({ tsconfig: path.join(root, "tsconfig.json") });
-const { runParseTask } = await import(path.join(root, "lib", "ingestion", "parse-task.ts"));
+const { runParseTask, prepareParseThread } = await import(path.join(root, "lib", "ingestion", "parse-task.ts"));
+await prepareParseThread();
 
 // Slices of chunks are sent one at a time: the next waits for the pool's "taken" (parse-pool.ts
 // answers after its event loop had a turn), so the server's thread receives one slice per turn

@@ -1,0 +1,101 @@
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ParsePool } from "@/lib/ingestion/parse-pool";
+import { DEFAULT_CONTENT_LIMITS } from "@/lib/ingestion/types";
+import { receiveUpload } from "@/lib/ingestion/upload";
+import { FIXTURES, openTestEnv, type TestEnv } from "./helpers";
+
+// Issue 22 item 2: a parse thread is started while a file is being uploaded, so the file's parse
+// does not begin by starting a thread and loading pdf.js and the tokenizer's dictionaries
+// (~0.5-1 s on the CI machine; docs/bench-ingest-under-load.md, session 24).
+
+const pdfTask = () => ({
+  fileType: "pdf" as const,
+  filePath: path.join(FIXTURES, "zh-handbook.pdf"),
+  deadline: Date.now() + 60_000,
+  timeoutMs: 60_000,
+  maxPages: 100,
+  limits: DEFAULT_CONTENT_LIMITS,
+  chunk: { targetChars: 650, overlapChars: 100 },
+});
+
+describe("parse pool: a thread started ahead of its task", () => {
+  const pool = new ParsePool({ memoryMb: 256 });
+  afterAll(() => pool.close());
+
+  it("warm() starts one thread, which the next task uses", async () => {
+    expect(pool.idleThreadIds()).toEqual([]);
+    pool.warm();
+    const [warmed] = pool.idleThreadIds();
+    expect(warmed).toBeGreaterThan(0);
+    pool.warm(); // a thread is already waiting: no second one
+    expect(pool.idleThreadIds()).toEqual([warmed]);
+    const result = await pool.run(pdfTask());
+    expect(result.chunks.length).toBeGreaterThan(0);
+    expect(result.pageCount).toBeGreaterThan(0);
+    // The warmed thread parsed the file and waits for the next one; no other thread was started.
+    expect(pool.idleThreadIds()).toEqual([warmed]);
+  });
+
+  it("a waiting thread that ends is not handed a task", async () => {
+    const [idle] = pool.idleThreadIds();
+    expect(idle).toBeDefined();
+    // End it from outside (as a crash would) and wait until the pool has seen it go.
+    const worker = (pool as unknown as { idle: Array<{ worker: { threadId: number; terminate(): Promise<number> } }> }).idle.find((s) => s.worker.threadId === idle)!.worker;
+    await worker.terminate();
+    await expect.poll(() => pool.idleThreadIds()).toEqual([]);
+    const result = await pool.run(pdfTask());
+    expect(result.chunks.length).toBeGreaterThan(0);
+    expect(pool.idleThreadIds()).toHaveLength(1);
+    expect(pool.idleThreadIds()).not.toContain(idle);
+  });
+});
+
+describe("upload: the runner is told a file is coming before the body is read", () => {
+  let t: TestEnv;
+  beforeAll(async () => {
+    t = await openTestEnv();
+  });
+  afterAll(async () => t?.close());
+
+  /** A one-file multipart body that records how many times `expectCalls` had been called when its first byte was read. */
+  function body(seen: { atFirstRead: number | null }, calls: () => number): { stream: ReadableStream<Uint8Array>; contentType: string } {
+    const boundary = "----ka-warm-boundary";
+    const parts = [`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="a.md"\r\nContent-Type: text/markdown\r\n\r\n`, "# A\n\nSome text.", `\r\n--${boundary}--\r\n`];
+    let i = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (i === 0) seen.atFirstRead = calls();
+        const part = parts[i++];
+        if (part === undefined) c.close();
+        else c.enqueue(new TextEncoder().encode(part));
+      },
+    }, { highWaterMark: 0 }); // nothing is pulled before the reader asks
+    return { stream, contentType: `multipart/form-data; boundary=${boundary}` };
+  }
+
+  const request = (stream: ReadableStream<Uint8Array>, contentType: string) =>
+    new Request("http://localhost/x", { method: "POST", body: stream, headers: { "content-type": contentType }, duplex: "half" } as RequestInit);
+
+  it("an accepted upload calls expect once, before its body is read", async () => {
+    const kb = await t.newKb();
+    let calls = 0;
+    const seen = { atFirstRead: null as number | null };
+    const b = body(seen, () => calls);
+    const res = await receiveUpload(request(b.stream, b.contentType), { knowledgeId: kb, userId: t.userId, db: t.db, dataDir: t.dataDir, notify: () => {}, expect: () => calls++ });
+    expect(res.files[0]).toMatchObject({ ok: true });
+    expect(seen.atFirstRead).toBe(1);
+    expect(calls).toBe(1);
+  });
+
+  it("a refused upload (unknown KB, not multipart) starts nothing", async () => {
+    let calls = 0;
+    const seen = { atFirstRead: null as number | null };
+    const b = body(seen, () => calls);
+    await expect(receiveUpload(request(b.stream, b.contentType), { knowledgeId: "no-such-kb", userId: t.userId, db: t.db, dataDir: t.dataDir, notify: () => {}, expect: () => calls++ })).rejects.toMatchObject({ code: "KNOWLEDGE_NOT_FOUND" });
+    const kb = await t.newKb();
+    const c = body(seen, () => calls);
+    await expect(receiveUpload(request(c.stream, "text/plain"), { knowledgeId: kb, userId: t.userId, db: t.db, dataDir: t.dataDir, notify: () => {}, expect: () => calls++ })).rejects.toMatchObject({ code: "INVALID_PARAMS" });
+    expect(calls).toBe(0);
+  });
+});
