@@ -4,7 +4,8 @@
 // KB. Reports health and time-to-`references` percentiles (idle vs during ingestion, same run),
 // the time each file took to be ready against raw text extraction of the same file, the data
 // directory's breakdown (tables, indexes, WAL peak and at rest) and the time a second start takes
-// to answer its first request. Writes a block to docs/bench-ingest-under-load.md.
+// to answer its first request; then, on the restarted server, each large file alone and one small
+// file after 35 s of quiet. Writes a block to docs/bench-ingest-under-load.md.
 //
 //   node --conditions=react-server --import tsx scripts/bench-ingest.ts --under-load
 //        [--pdf-pages 1500] [--md-mb 10] [--label after] [--no-write] [--corpus-only] [--graph off]
@@ -374,6 +375,29 @@ async function eachAlone(baseUrl: string, pid: number | undefined, files: Array<
   return out;
 }
 
+/**
+ * A small file (e2e/fixtures/guide.md) uploaded after the server has had nothing to do for
+ * longer than a parse thread's idle time (30 s, lib/ingestion/parse-pool.ts): upload → ready,
+ * polled every 25 ms. What a person adding one document to a quiet server waits for.
+ */
+async function smallAfterQuiet(baseUrl: string): Promise<{ readyMs: number; stages: string }> {
+  await sleep(35_000);
+  const kb = (await postJson<{ data: { id: string } }>(`${baseUrl}/v1/knowledges`, { name: "small" })).data.id;
+  const name = "guide.md";
+  const t0 = performance.now();
+  await upload(baseUrl, kb, [{ name, data: readFileSync(path.join(ROOT, "e2e", "fixtures", name)) }]);
+  const seen = new Map<string, number>();
+  for (;;) {
+    const row = (await kbFiles(baseUrl, kb)).find((x) => x.name === name);
+    if (row && !seen.has(row.status)) seen.set(row.status, performance.now() - t0);
+    if (row && (row.status === "success" || row.status === "failed")) {
+      return { readyMs: performance.now() - t0, stages: [...seen].map(([st, t]) => `${st} ${(t / 1000).toFixed(2)}`).join(", ") };
+    }
+    if (performance.now() - t0 > LOAD_TIMEOUT_MS) throw new Error("the small file did not finish in time");
+    await sleep(25);
+  }
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -640,6 +664,7 @@ export async function benchIngestUnderLoad(): Promise<void> {
   // after its first answer and shares the cores for a second or two: the files go in after it.
   const backgroundMs = await Promise.race([server.backgroundDone, sleep(60_000).then(() => NaN)]);
   const alone = await eachAlone(server.url, server.child.pid, [bigPdf, bigMd]);
+  const small = await smallAfterQuiet(server.url);
   const rawAfter = await rawExtraction(bigPdf.data, bigMd.data);
   await stopServer(server.child);
 
@@ -696,6 +721,8 @@ export async function benchIngestUnderLoad(): Promise<void> {
       const ratio = isPdf ? `${(a.readyMs / r1).toFixed(1)}× / ${(a.readyMs / r2).toFixed(1)}×` : "(decoding only: not a meaningful ratio)";
       return `| ${f.name} | ${a.status} | ${a.chunks} | ${(a.readyMs / 1000).toFixed(1)} s (${speed}) | ${a.cpuS.toFixed(1)} s | ${(r1 / 1000).toFixed(2)} s / ${(r2 / 1000).toFixed(2)} s | ${ratio} | ${a.stages} |`;
     }),
+    "",
+    `A small file (guide.md, ${readFileSync(path.join(ROOT, "e2e", "fixtures", "guide.md")).length} bytes) uploaded after 35 s with nothing to do: ready ${(small.readyMs / 1000).toFixed(2)} s after the upload started (status first seen at: ${small.stages}).`,
     `<!-- /bench:load-${PG ? "postgres" : "pglite"}-${LABEL} -->`,
   ].join("\n");
   console.log(block);

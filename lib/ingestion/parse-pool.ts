@@ -34,6 +34,8 @@ interface Slot {
   worker: Worker;
   ready: Promise<void>;
   idleTimer?: NodeJS.Timeout;
+  /** Has run a task: its heap holds what that parse left (ended after the idle time). */
+  used?: boolean;
 }
 
 function workerEntry(): string {
@@ -43,6 +45,7 @@ function workerEntry(): string {
 export class ParsePool {
   private readonly idle: Slot[] = [];
   private closed = false;
+  private resident = false;
 
   constructor(private readonly opts: ParsePoolOptions) {}
 
@@ -81,13 +84,24 @@ export class ParsePool {
   /**
    * Starts a thread ahead of a task that is about to come (a file being uploaded), so that the
    * task does not pay the thread's start: its loader, the tokenizer's dictionaries and pdf.js,
-   * ~0.5-1 s on this machine, spent meanwhile on the upload's own time. No-op when a thread is
-   * already idle; the thread ends after the idle time like any other if no task comes.
+   * ~0.8 s on this machine, most of a small file's parse. No-op when a thread is already idle.
    */
   warm(): void {
     if (this.closed || this.idle.length > 0) return;
     const slot = this.spawn();
     this.park(slot);
+  }
+
+  /**
+   * From now on one thread is always ready (the server's runner): a thread that has never run a
+   * task is kept without an idle time, a fresh one is started when a task takes the last idle
+   * thread, and when the last idle thread ends after its idle time a fresh one replaces it. A used thread is not kept beyond the idle time: what a large parse
+   * grew its heap to is given back when it ends. Costs one idle thread's memory (~110 MB RSS with
+   * pdf.js and the dictionaries loaded; docs/bench-ingest-under-load.md, session 24).
+   */
+  keepOneReady(): void {
+    this.resident = true;
+    this.warm();
   }
 
   /** Thread ids of the idle threads, oldest first (tests, diagnostics). */
@@ -100,15 +114,17 @@ export class ParsePool {
     await Promise.allSettled(this.idle.map((s) => s.ready));
   }
 
-  /** Keeps a thread for the next task, ending it after the idle time. */
+  /** Keeps a thread for the next task, ending it after the idle time (see keepOneReady). */
   private park(slot: Slot): void {
+    this.idle.push(slot);
+    if (this.resident && !slot.used) return;
     slot.idleTimer = setTimeout(() => {
       const i = this.idle.indexOf(slot);
       if (i >= 0) this.idle.splice(i, 1);
       void slot.worker.terminate();
+      if (this.resident) this.warm();
     }, this.opts.idleMs ?? IDLE_MS);
     slot.idleTimer.unref?.();
-    this.idle.push(slot);
   }
 
   /**
@@ -119,6 +135,9 @@ export class ParsePool {
     if (this.closed) throw new Error("parse pool is closed");
     const slot = this.idle.pop() ?? this.spawn();
     clearTimeout(slot.idleTimer);
+    slot.used = true;
+    // The next file (a small one uploaded while this one parses) finds a thread ready too.
+    if (this.resident) this.warm();
     const { worker } = slot;
     let reusable = false;
     try {
@@ -181,6 +200,7 @@ export class ParsePool {
         this.park(slot);
       } else {
         void worker.terminate();
+        if (this.resident) this.warm();
       }
     }
   }

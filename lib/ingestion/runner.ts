@@ -168,6 +168,9 @@ export class IngestionRunner {
 
   /** Starts the loop (recovery first). Resolves once recovery has run. */
   async start(): Promise<void> {
+    // The server's runner keeps a parse thread ready: a small file's parse is mostly the
+    // thread's start (~0.8 s of ~0.9 s for a short Markdown file; ParsePool.keepOneReady).
+    getParsePool(this.opts.parseMemoryMb ?? getEnv().PARSE_MEMORY_MB).keepOneReady();
     await this.recover(true);
     // Temp files of uploads cut off by a crash were never acknowledged: remove old ones.
     void cleanupTempFiles(this.opts.dataDir).catch(() => {});

@@ -1,6 +1,8 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ParsePool } from "@/lib/ingestion/parse-pool";
+import { getEnv } from "@/lib/env";
+import { getParsePool, ParsePool } from "@/lib/ingestion/parse-pool";
+import { startIngestionRunner, stopIngestionRunner } from "@/lib/ingestion/runner";
 import { DEFAULT_CONTENT_LIMITS } from "@/lib/ingestion/types";
 import { receiveUpload } from "@/lib/ingestion/upload";
 import { FIXTURES, openTestEnv, type TestEnv } from "./helpers";
@@ -51,6 +53,41 @@ describe("parse pool: a thread started ahead of its task", () => {
   });
 });
 
+describe("parse pool: one thread kept ready (the server's runner)", () => {
+  const idleMs = 300;
+  const resident = new ParsePool({ memoryMb: 256, idleMs });
+  const plain = new ParsePool({ memoryMb: 256, idleMs });
+  afterAll(() => Promise.all([resident.close(), plain.close()]));
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it("a fresh thread outlives the idle time; a task that takes it starts a spare; the used one ends after the idle time", async () => {
+    resident.keepOneReady();
+    const [fresh] = resident.idleThreadIds();
+    expect(fresh).toBeGreaterThan(0);
+    await resident.idleReady();
+    await sleep(idleMs * 3);
+    expect(resident.idleThreadIds()).toEqual([fresh]); // never used: kept
+    await resident.run(pdfTask());
+    // The task took the only ready thread, so a spare was started; the used one waits too.
+    const afterTask = resident.idleThreadIds();
+    expect(afterTask).toHaveLength(2);
+    expect(afterTask).toContain(fresh);
+    const spare = afterTask.find((id) => id !== fresh)!;
+    // After the idle time the used thread ends; the spare, never used, stays.
+    await expect.poll(() => resident.idleThreadIds(), { timeout: 10_000 }).toEqual([spare]);
+    await sleep(idleMs * 3);
+    expect(resident.idleThreadIds()).toEqual([spare]);
+  });
+
+  it("without it, a used thread ends after the idle time and none replaces it", async () => {
+    await plain.run(pdfTask());
+    expect(plain.idleThreadIds()).toHaveLength(1);
+    await expect.poll(() => plain.idleThreadIds(), { timeout: 10_000 }).toEqual([]);
+    await sleep(idleMs * 3);
+    expect(plain.idleThreadIds()).toEqual([]);
+  });
+});
+
 describe("upload: the runner is told a file is coming before the body is read", () => {
   let t: TestEnv;
   beforeAll(async () => {
@@ -76,6 +113,18 @@ describe("upload: the runner is told a file is coming before the body is read", 
 
   const request = (stream: ReadableStream<Uint8Array>, contentType: string) =>
     new Request("http://localhost/x", { method: "POST", body: stream, headers: { "content-type": contentType }, duplex: "half" } as RequestInit);
+
+  it("the server's runner has a parse thread ready before any file arrives", async () => {
+    const pool = getParsePool(getEnv().PARSE_MEMORY_MB);
+    expect(pool.idleThreadIds()).toEqual([]); // nothing in this file used the process-wide pool
+    await startIngestionRunner({ db: t.db, dataDir: t.dataDir, exclusive: true, pollMs: 100 });
+    try {
+      expect(pool.idleThreadIds()).toHaveLength(1);
+    } finally {
+      await stopIngestionRunner(0);
+      await pool.close();
+    }
+  });
 
   it("an accepted upload calls expect once, before its body is read", async () => {
     const kb = await t.newKb();
