@@ -11,8 +11,10 @@ import { IngestionFailure } from "./types";
 // thread every request waited for it. Each task runs in a worker thread with a heap limit (a
 // parse cannot take the server's memory) and a hard deadline enforced from this side with
 // terminate(), which holds even while the parser never yields; a thread that was terminated or
-// failed is discarded, so whatever it allocated is freed with it. Idle threads are kept a while
-// for the next file (starting one costs ~0.3 s: the loader and the tokenizer's dictionaries).
+// failed is discarded, so whatever it allocated is freed with it. Starting a thread costs ~0.8 s
+// (the loader, the tokenizer's dictionaries, pdf.js: most of a small file's parse), so threads
+// are started ahead of their tasks: the server's runner keeps one ready (keepOneReady) and an
+// upload starts one if none is idle (warm); a used thread is kept 30 s for the next file.
 
 export interface ParseResult {
   pageCount: number | null;
@@ -95,9 +97,10 @@ export class ParsePool {
   /**
    * From now on one thread is always ready (the server's runner): a thread that has never run a
    * task is kept without an idle time, a fresh one is started when a task takes the last idle
-   * thread, and when the last idle thread ends after its idle time a fresh one replaces it. A used thread is not kept beyond the idle time: what a large parse
-   * grew its heap to is given back when it ends. Costs one idle thread's memory (~110 MB RSS with
-   * pdf.js and the dictionaries loaded; docs/bench-ingest-under-load.md, session 24).
+   * thread, and when the last idle thread ends after its idle time a fresh one replaces it. A
+   * used thread is not kept beyond the idle time: what a large parse grew its heap to is given
+   * back when it ends. Costs one idle thread's memory (~110 MB RSS with pdf.js and the
+   * dictionaries loaded; docs/bench-ingest-under-load.md, session 24).
    */
   keepOneReady(): void {
     this.resident = true;
