@@ -13,8 +13,8 @@ import { IngestionFailure } from "./types";
 // terminate(), which holds even while the parser never yields; a thread that was terminated or
 // failed is discarded, so whatever it allocated is freed with it. Starting a thread costs ~0.8 s
 // (the loader, the tokenizer's dictionaries, pdf.js: most of a small file's parse), so threads
-// are started ahead of their tasks: the server's runner keeps one ready (keepOneReady) and an
-// upload starts one if none is idle (warm); a used thread is kept 30 s for the next file.
+// are started ahead of their tasks: the server's runner keeps one ready (keepOneReady); a used
+// thread is kept 30 s for the next file.
 
 export interface ParseResult {
   pageCount: number | null;
@@ -38,6 +38,8 @@ interface Slot {
   idleTimer?: NodeJS.Timeout;
   /** Has run a task: its heap holds what that parse left (ended after the idle time). */
   used?: boolean;
+  /** Reported ready once. */
+  started?: boolean;
 }
 
 function workerEntry(): string {
@@ -72,21 +74,25 @@ export class ParsePool {
       worker.once("error", reject);
       worker.once("exit", (code) => reject(new Error(`parse worker exited (${code}) before it was ready`)));
     });
-    ready.catch(() => {});
     const slot: Slot = { worker, ready };
-    // A thread that ended while idle (a crash, or out of memory starting) is not handed a task.
+    ready.then(() => (slot.started = true)).catch(() => {});
+    // A thread that ended while idle (a crash) is not handed a task; with keepOneReady a fresh
+    // one takes its place, unless it never got as far as ready (a thread that cannot start
+    // would only be started again and again).
     worker.once("exit", () => {
       const i = this.idle.indexOf(slot);
-      if (i >= 0) this.idle.splice(i, 1);
+      if (i < 0) return; // ended by this pool (idle time, failure, close) or while running a task
+      this.idle.splice(i, 1);
       clearTimeout(slot.idleTimer);
+      if (this.resident && slot.started) this.warm();
     });
     return slot;
   }
 
   /**
-   * Starts a thread ahead of a task that is about to come (a file being uploaded), so that the
-   * task does not pay the thread's start: its loader, the tokenizer's dictionaries and pdf.js,
-   * ~0.8 s on this machine, most of a small file's parse. No-op when a thread is already idle.
+   * Starts a thread ahead of a task that is about to come, so that the task does not pay the
+   * thread's start: its loader, the tokenizer's dictionaries and pdf.js, ~0.8 s on this machine,
+   * most of a small file's parse. No-op when a thread is already idle.
    */
   warm(): void {
     if (this.closed || this.idle.length > 0) return;
@@ -97,7 +103,7 @@ export class ParsePool {
   /**
    * From now on one thread is always ready (the server's runner): a thread that has never run a
    * task is kept without an idle time, a fresh one is started when a task takes the last idle
-   * thread, and when the last idle thread ends after its idle time a fresh one replaces it. A
+   * thread or when the last idle thread ends (its idle time, a failure, a crash). A
    * used thread is not kept beyond the idle time: what a large parse grew its heap to is given
    * back when it ends. Costs one idle thread's memory (~110 MB RSS with pdf.js and the
    * dictionaries loaded; docs/bench-ingest-under-load.md, session 24).

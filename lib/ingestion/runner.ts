@@ -189,12 +189,6 @@ export class IngestionRunner {
     this.wake?.();
   }
 
-  /** A file is arriving: a parse thread starts while it is received (ParsePool.warm). */
-  expectFile(): void {
-    if (this.stopped) return;
-    getParsePool(this.opts.parseMemoryMb ?? getEnv().PARSE_MEMORY_MB).warm();
-  }
-
   /** Cancels the job of one file if this runner is processing it. */
   cancelFile(fileId: string, reason: "deleted" | "shutdown" = "deleted"): boolean {
     const a = this.active.get(fileId);
@@ -791,15 +785,6 @@ export async function startIngestionRunner(options: RunnerOptions): Promise<Inge
     throw e;
   }
   return runner;
-}
-
-/**
- * An upload has started: this process's runner, if any, gets a parse thread ready meanwhile, so
- * the file's parse does not wait for the thread's start. Other instances' runners are not told
- * (whichever claims the job starts its own thread).
- */
-export function expectUploadedFile(): void {
-  g.__kaIngestRunner?.expectFile();
 }
 
 /** Wakes the runner (new jobs were queued). A no-op when no runner runs in this process. */

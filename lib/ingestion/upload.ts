@@ -8,7 +8,7 @@ import { getEnv } from "@/lib/env";
 import { AppError, isAppError, type ErrorCode } from "@/lib/errors";
 import { Prisma, type KnowledgeFile, type PrismaClient } from "@/lib/generated/prisma/client";
 import { normalizeDisplayName } from "./file-name";
-import { expectUploadedFile, kickRunner } from "./runner";
+import { kickRunner } from "./runner";
 import { SNIFF_HEAD_BYTES, TextValidator, sniffFileType, type FileType } from "./sniff";
 import { closeWriteStream, createTempFile, discardTempFile, getStorage } from "./storage";
 
@@ -55,8 +55,6 @@ export interface ReceiveUploadOptions {
   dataDir?: string;
   /** Called after the rows are committed (default: kickRunner). */
   notify?: () => void;
-  /** Called once the request is accepted, before its body is read (default: expectUploadedFile). */
-  expect?: () => void;
 }
 
 interface Staged {
@@ -106,7 +104,6 @@ export async function receiveUpload(request: Request, opts: ReceiveUploadOptions
   const kb = await db.knowledge.findUnique({ where: { id: knowledgeId }, select: { id: true } });
   if (!kb) throw new AppError("KNOWLEDGE_NOT_FOUND");
   const used = await kbBytes(db, knowledgeId);
-  (opts.expect ?? expectUploadedFile)();
 
   const results: Array<UploadFileResult | undefined> = [];
   const staged: Staged[] = [];
