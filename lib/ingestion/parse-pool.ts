@@ -140,7 +140,17 @@ export class ParsePool {
    * Runs one parse task. Resolves with the document's indexable chunks; rejects with an
    * IngestionFailure (limits, damaged file, time budget, memory) or the signal's reason.
    */
-  async run(task: ParseTask, opts: { signal?: AbortSignal; onProgress?: (fraction: number) => void } = {}): Promise<ParseResult> {
+  async run(
+    task: ParseTask,
+    opts: {
+      signal?: AbortSignal;
+      onProgress?: (fraction: number) => void;
+      /** The document is chunked: how many chunks its slices will bring. */
+      onChunked?: (chunkCount: number) => void;
+      /** One slice of chunks, in order, as it arrives (the result has them all as well). */
+      onChunks?: (items: IndexableChunk[]) => void;
+    } = {},
+  ): Promise<ParseResult> {
     if (this.closed) throw new Error("parse pool is closed");
     const slot = this.idle.pop() ?? this.spawn();
     clearTimeout(slot.idleTimer);
@@ -172,8 +182,10 @@ export class ParsePool {
         const onAbort = () => settle(() => reject(opts.signal!.reason));
         const onMessage = (m: ParseMessage | { type: "idle" }) => {
           if (m.type === "progress") opts.onProgress?.(m.fraction);
+          else if (m.type === "chunked") opts.onChunked?.(m.chunkCount);
           else if (m.type === "chunks") {
             for (const c of m.items) chunks.push(c);
+            opts.onChunks?.(m.items);
             // The thread sends its next slice once this one is taken; the answer goes out after
             // the requests that arrived meanwhile had their turn (setImmediate runs after I/O).
             setImmediate(() => {

@@ -25,6 +25,7 @@ export interface ParseTask {
 
 export type ParseMessage =
   | { type: "progress"; fraction: number }
+  | { type: "chunked"; chunkCount: number }
   | { type: "chunks"; items: IndexableChunk[] }
   | { type: "done"; pageCount: number | null; chunkCount: number; textChars: number; headingRuns: HeadingTermRun[] }
   | { type: "failed"; code: IngestionFailure["code"]; message: string };
@@ -66,6 +67,9 @@ export async function runParseTask(task: ParseTask, post: (m: ParseMessage) => v
     if (chunks.length > task.limits.maxChunks) throw tooManyChunks(chunks.length, task.limits.maxChunks);
     let textChars = 0;
     for (const b of doc.blocks) textChars += b.text.length;
+    // The chunk count first: the server starts writing the first slices while the rest are
+    // tokenized here (issue 22 item 2).
+    post({ type: "chunked", chunkCount: chunks.length });
     for (let i = 0; i < chunks.length; i += SLICE) {
       budget.check();
       await post({ type: "chunks", items: chunks.slice(i, i + SLICE).map((c) => ({ ...c, ...chunkPostings(c) })) });

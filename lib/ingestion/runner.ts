@@ -13,6 +13,7 @@ import { buildGrepIndex, filesAwaitingGrepIndex } from "@/lib/retrieval/grep-ind
 import { detectDocumentLanguage } from "@/lib/retrieval/text/language";
 import type { ChunkInput } from "@/lib/retrieval/types";
 import { announceQueuedJobs } from "./cluster-events";
+import { IncomingChunks } from "./incoming-chunks";
 import { getParsePool } from "./parse-pool";
 import { describeError } from "./parsers/common";
 import { emitJobEvent, type JobEvent, type JobStage } from "./progress";
@@ -461,7 +462,12 @@ export class IngestionRunner {
       // ORIGINAL_NOT_FOUND.
       let chunkingReported = false;
       const storage = await getStorage(this.opts.dataDir);
-      const parsed = await storage.withLocalFile(file.storageKey, (filePath) =>
+      // The chunks come in slices once the document is chunked (`incoming`); without an
+      // embedding model the first ones are written while the thread still tokenizes the rest.
+      const stream: { incoming: IncomingChunks | null } = { incoming: null };
+      let chunked!: () => void;
+      const chunkedNow = new Promise<void>((resolve) => (chunked = resolve));
+      const parsing = storage.withLocalFile(file.storageKey, (filePath) =>
         getParsePool(this.opts.parseMemoryMb ?? env.PARSE_MEMORY_MB).run(
           {
             fileType: file.fileType as FileType,
@@ -478,19 +484,33 @@ export class IngestionRunner {
               if (chunkingReported) return;
               void report("parsing", STAGE_PERCENT.parsing + f * (STAGE_PERCENT.chunking - STAGE_PERCENT.parsing - 2), `Parsing: ${Math.round(f * 100)}%`).catch(() => {});
             },
+            onChunked: (count) => {
+              stream.incoming = new IncomingChunks(count);
+              chunked();
+            },
+            onChunks: (items) => stream.incoming?.push(items),
           },
         ),
       );
+      parsing.then(
+        (r) => stream.incoming?.finish(r.headingRuns),
+        (e) => stream.incoming?.fail(e),
+      );
+      // Chunked (the slices follow), or the parse failed before that (the race rethrows it).
+      await Promise.race([chunkedNow, parsing]);
       checkCancelled();
-      const doc = { pageCount: parsed.pageCount };
-      const chunks = parsed.chunks;
+      const incoming = stream.incoming as IncomingChunks | null;
+      if (!incoming) throw new Error("the parse thread sent no chunk count");
 
       // ---- chunking (done in the parse thread; the stage is kept for the progress contract)
       chunkingReported = true;
-      await report("chunking", STAGE_PERCENT.chunking, `Split into ${chunks.length} passages`, true);
+      await report("chunking", STAGE_PERCENT.chunking, `Split into ${incoming.total} passages`, true);
 
-      // ---- embedding
-      const emb = await this.embed(chunks, signal, (done, total) =>
+      // ---- embedding: vectors are written with their chunks, so with a model the write waits
+      // for every chunk and its vector (the model's time dominates there anyway).
+      const embedding = getModelConfig().embedding;
+      const whole = embedding ? await parsing : null;
+      const emb = await this.embed(embedding, whole?.chunks ?? [], signal, (done, total) =>
         total === 0
           ? report("embedding", STAGE_PERCENT.embedding, "No embedding model is configured: skipped (keyword search only)", true)
           : report("embedding", STAGE_PERCENT.embedding + (done / total) * (STAGE_PERCENT.indexing - STAGE_PERCENT.embedding - 2), `Embedding ${done}/${total} passages`, done === 0),
@@ -498,13 +518,13 @@ export class IngestionRunner {
       checkCancelled();
 
       // ---- indexing (bounded batches: old chunks out, new chunks + terms + vectors in)
-      await report("indexing", STAGE_PERCENT.indexing, `Indexing ${chunks.length} passages`, true);
+      await report("indexing", STAGE_PERCENT.indexing, `Indexing ${incoming.total} passages`, true);
       indexingStarted = true;
       const written = await writeFileChunksInBatches(db, {
         knowledgeId: file.knowledgeId,
         fileId,
-        chunks,
-        headingRuns: parsed.headingRuns,
+        chunks: whole?.chunks ?? incoming,
+        headingRuns: whole?.headingRuns,
         embeddings: emb.vectors ? { model: emb.model!, vectors: emb.vectors } : null,
         owner: { jobId: job.id, lockedBy: this.workerId },
         batchMs: this.opts.batchMs ?? env.INGEST_BATCH_MS,
@@ -521,6 +541,9 @@ export class IngestionRunner {
         },
       });
       checkCancelled();
+      const parsed = await parsing;
+      const doc = { pageCount: parsed.pageCount };
+      const chunks = parsed.chunks;
 
       // ---- success
       await this.opts.beforeTerminal?.(fileId, { status: "success" });
@@ -701,11 +724,11 @@ export class IngestionRunner {
   }
 
   private async embed(
+    cfg: ReturnType<typeof getModelConfig>["embedding"],
     chunks: ChunkInput[],
     signal: AbortSignal,
     progress: (done: number, total: number) => Promise<void>,
   ): Promise<{ status: "skipped" | "success" | "failed"; model?: string; vectors?: number[][]; error?: string }> {
-    const cfg = getModelConfig().embedding;
     if (!cfg) {
       await progress(0, 0);
       return { status: "skipped" };

@@ -348,12 +348,42 @@ export interface BatchInfo {
   done: number;
   /** Chunks to write (insert phase); for the delete phases the same as `done`. */
   total: number;
+  /** Insert phase: chunks received from the feed when the batch committed (≤ total). */
+  received?: number;
+}
+
+type WritableChunk = ChunkInput & Partial<ChunkPostings>;
+
+/**
+ * A file's chunks as they arrive from its parse thread, so that writing them overlaps the
+ * thread's tokenizing of the rest (issue 22 item 2): `total` is known once the document is
+ * chunked, `chunks` grows slice by slice, and the heading runs come with the last slice.
+ */
+export interface ChunkFeed {
+  readonly total: number;
+  /** The chunks received so far, in order (grows; never shrinks). */
+  readonly chunks: readonly WritableChunk[];
+  /** Resolves once at least `n` chunks have been received; rejects if the parse failed. */
+  upTo(n: number): Promise<void>;
+  /** headingTermRuns over all of the file's chunks; resolves after the last slice. */
+  headingRuns(): Promise<readonly HeadingTermRun[]>;
+}
+
+/** A feed over chunks that are all there already. */
+export function completeFeed(chunks: readonly WritableChunk[], headingRuns?: readonly HeadingTermRun[]): ChunkFeed {
+  return {
+    total: chunks.length,
+    chunks,
+    upTo: () => Promise.resolve(),
+    headingRuns: () => Promise.resolve(headingRuns ?? headingTermRuns(chunks)),
+  };
 }
 
 export interface BatchedWriteArgs extends Omit<ReplaceFileChunksArgs, "chunks"> {
-  chunks: Array<ChunkInput & Partial<ChunkPostings>>;
+  /** All chunks, or a feed that delivers them while they are written. */
+  chunks: WritableChunk[] | ChunkFeed;
   /** headingTermRuns(chunks), when the caller has it (the parse thread computes it); else
-   *  computed here. */
+   *  computed here. Ignored for a feed (it brings its own). */
   headingRuns?: readonly HeadingTermRun[];
   owner: IndexOwner;
   /** Time one batch's transaction should take; the batch size adapts to it. */
@@ -426,7 +456,8 @@ const PAGES_PER_CHUNK = 8;
  */
 export async function writeFileChunksInBatches(db: PrismaClient, args: BatchedWriteArgs): Promise<number> {
   const model = args.embeddings?.model ?? null;
-  checkEmbeddings(args.chunks.length, args.embeddings);
+  const feed = Array.isArray(args.chunks) ? completeFeed(args.chunks, args.headingRuns) : args.chunks;
+  checkEmbeddings(feed.total, args.embeddings);
   const owner = ownerStatements(args.owner, args.fileId);
   const run = async (statements: AtomicStatement[]) => {
     const r = await runAtomic(db, [...owner, ...statements], { timeoutMs: BATCH_TX_TIMEOUT_MS });
@@ -461,27 +492,31 @@ export async function writeFileChunksInBatches(db: PrismaClient, args: BatchedWr
     await yieldToOthers();
   }
 
-  const total = args.chunks.length;
+  const total = feed.total;
   // The file's heading runs, computed over all of its chunks (a run may span batches), are
-  // written with the first batch: a run reaching chunks not written yet matches no posting, and
-  // an attempt cut short is deleted whole by the next one (the delete batches above).
-  let runs = runStatements(args.knowledgeId, args.fileId, args.headingRuns ?? headingTermRuns(args.chunks));
+  // written with the last batch (a feed has them only once its last slice came): a run written
+  // earlier would only match no posting yet, and an attempt cut short is deleted whole by the
+  // next one (the delete batches above).
   let written = 0;
   let pagesWritten = 0;
   size = FIRST_BATCH;
   for (let batch = 1; written < total; batch++) {
+    // A feed's next chunks may still be on their way: wait for a full batch (or the rest). The
+    // time spent waiting is the parse thread's, not this batch's: it is not in the batch's time.
+    await feed.upTo(Math.min(total, written + size));
+    const last = written + size >= total;
+    const runs = last ? runStatements(args.knowledgeId, args.fileId, await feed.headingRuns()) : [];
     args.beforeBatch?.();
     const t0 = performance.now();
-    const slice = args.chunks.slice(written, written + size);
+    const slice = feed.chunks.slice(written, written + size);
     const vectors = args.embeddings ? { model: args.embeddings.model, vectors: args.embeddings.vectors.slice(written, written + size) } : null;
     const prepared = prepare(slice, vectors);
     const { statements, pages } = insertStatements(args.knowledgeId, args.fileId, prepared, model);
     await run([...statements, ...runs]);
-    runs = [];
     written += slice.length;
     pagesWritten += pages;
     size = nextSize(size, performance.now() - t0, args.batchMs);
-    await args.afterBatch?.({ phase: "insert", batch, done: written, total });
+    await args.afterBatch?.({ phase: "insert", batch, done: written, total, received: feed.chunks.length });
     await yieldToOthers();
   }
   await maybeAnalyze(db, pagesWritten);

@@ -1,0 +1,51 @@
+import "server-only";
+import type { ChunkFeed, HeadingTermRun, IndexableChunk } from "@/lib/retrieval/index-writer";
+
+// A file's chunks as its parse thread sends them (parse-pool.ts): the runner starts writing the
+// first ones while the thread still tokenizes the rest (issue 22 item 2). Filled by the pool's
+// callbacks; read by writeFileChunksInBatches through the ChunkFeed interface.
+
+export class IncomingChunks implements ChunkFeed {
+  readonly chunks: IndexableChunk[] = [];
+  private runs: readonly HeadingTermRun[] | null = null;
+  private failed: { reason: unknown } | null = null;
+  private waiters: Array<() => void> = [];
+
+  constructor(readonly total: number) {}
+
+  push(items: readonly IndexableChunk[]): void {
+    for (const c of items) this.chunks.push(c);
+    this.wake();
+  }
+
+  /** The last slice came; the file's heading runs with it. */
+  finish(headingRuns: readonly HeadingTermRun[]): void {
+    this.runs = headingRuns;
+    this.wake();
+  }
+
+  /** The parse failed or was cancelled: every wait rejects with its reason. */
+  fail(error: unknown): void {
+    this.failed ??= { reason: error };
+    this.wake();
+  }
+
+  async upTo(n: number): Promise<void> {
+    while (this.chunks.length < Math.min(n, this.total) && this.runs === null) await this.next();
+    if (this.chunks.length < Math.min(n, this.total)) throw this.failed ? this.failed.reason : new Error(`the parse ended after ${this.chunks.length} of ${this.total} chunks`);
+  }
+
+  async headingRuns(): Promise<readonly HeadingTermRun[]> {
+    while (this.runs === null) await this.next();
+    return this.runs;
+  }
+
+  private next(): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed.reason);
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
+}
