@@ -49,3 +49,39 @@ export class IncomingChunks implements ChunkFeed {
     for (const w of this.waiters.splice(0)) w();
   }
 }
+
+/** What the parse pool calls as a file's chunks come (ParsePool.run's options). */
+export interface ChunkHooks {
+  onChunked(chunkCount: number): void;
+  onChunks(items: IndexableChunk[]): void;
+}
+
+/**
+ * Starts a parse whose chunks can be written as they come: `start` runs the task with the hooks
+ * given (the runner wraps ParsePool.run in its storage's local copy of the file). `feed` resolves
+ * once the document is chunked, or rejects if the parse fails before that; `parsed` is the
+ * whole result (page count, every chunk, heading runs).
+ */
+export function parseWithFeed<R extends { headingRuns: readonly HeadingTermRun[] }>(
+  start: (hooks: ChunkHooks) => Promise<R>,
+): { feed: Promise<IncomingChunks>; parsed: Promise<R> } {
+  let incoming: IncomingChunks | null = null;
+  let chunked!: (feed: IncomingChunks) => void;
+  const chunkedNow = new Promise<IncomingChunks>((resolve) => (chunked = resolve));
+  const parsed = start({
+    onChunked: (count) => {
+      incoming = new IncomingChunks(count);
+      chunked(incoming);
+    },
+    onChunks: (items) => incoming?.push(items),
+  });
+  parsed.then(
+    (r) => incoming?.finish(r.headingRuns),
+    (e) => incoming?.fail(e),
+  );
+  const endedFirst = parsed.then(() => {
+    if (!incoming) throw new Error("the parse thread sent no chunk count");
+    return incoming;
+  });
+  return { feed: Promise.race([chunkedNow, endedFirst]), parsed };
+}

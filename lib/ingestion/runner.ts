@@ -13,7 +13,7 @@ import { buildGrepIndex, filesAwaitingGrepIndex } from "@/lib/retrieval/grep-ind
 import { detectDocumentLanguage } from "@/lib/retrieval/text/language";
 import type { ChunkInput } from "@/lib/retrieval/types";
 import { announceQueuedJobs } from "./cluster-events";
-import { IncomingChunks } from "./incoming-chunks";
+import { parseWithFeed } from "./incoming-chunks";
 import { getParsePool } from "./parse-pool";
 import { describeError } from "./parsers/common";
 import { emitJobEvent, type JobEvent, type JobStage } from "./progress";
@@ -464,43 +464,31 @@ export class IngestionRunner {
       const storage = await getStorage(this.opts.dataDir);
       // The chunks come in slices once the document is chunked (`incoming`); without an
       // embedding model the first ones are written while the thread still tokenizes the rest.
-      const stream: { incoming: IncomingChunks | null } = { incoming: null };
-      let chunked!: () => void;
-      const chunkedNow = new Promise<void>((resolve) => (chunked = resolve));
-      const parsing = storage.withLocalFile(file.storageKey, (filePath) =>
-        getParsePool(this.opts.parseMemoryMb ?? env.PARSE_MEMORY_MB).run(
-          {
-            fileType: file.fileType as FileType,
-            filePath,
-            deadline: budget.deadline,
-            timeoutMs: this.opts.parseTimeoutMs,
-            maxPages: this.opts.maxPages,
-            limits,
-            chunk: this.opts.chunk ?? { targetChars: env.CHUNK_TARGET_CHARS, overlapChars: env.CHUNK_OVERLAP_CHARS },
-          },
-          {
-            signal,
-            onProgress: (f) => {
-              if (chunkingReported) return;
-              void report("parsing", STAGE_PERCENT.parsing + f * (STAGE_PERCENT.chunking - STAGE_PERCENT.parsing - 2), `Parsing: ${Math.round(f * 100)}%`).catch(() => {});
+      const { feed, parsed: parsing } = parseWithFeed((hooks) =>
+        storage.withLocalFile(file.storageKey, (filePath) =>
+          getParsePool(this.opts.parseMemoryMb ?? env.PARSE_MEMORY_MB).run(
+            {
+              fileType: file.fileType as FileType,
+              filePath,
+              deadline: budget.deadline,
+              timeoutMs: this.opts.parseTimeoutMs,
+              maxPages: this.opts.maxPages,
+              limits,
+              chunk: this.opts.chunk ?? { targetChars: env.CHUNK_TARGET_CHARS, overlapChars: env.CHUNK_OVERLAP_CHARS },
             },
-            onChunked: (count) => {
-              stream.incoming = new IncomingChunks(count);
-              chunked();
+            {
+              signal,
+              onProgress: (f) => {
+                if (chunkingReported) return;
+                void report("parsing", STAGE_PERCENT.parsing + f * (STAGE_PERCENT.chunking - STAGE_PERCENT.parsing - 2), `Parsing: ${Math.round(f * 100)}%`).catch(() => {});
+              },
+              ...hooks,
             },
-            onChunks: (items) => stream.incoming?.push(items),
-          },
+          ),
         ),
       );
-      parsing.then(
-        (r) => stream.incoming?.finish(r.headingRuns),
-        (e) => stream.incoming?.fail(e),
-      );
-      // Chunked (the slices follow), or the parse failed before that (the race rethrows it).
-      await Promise.race([chunkedNow, parsing]);
+      const incoming = await feed;
       checkCancelled();
-      const incoming = stream.incoming as IncomingChunks | null;
-      if (!incoming) throw new Error("the parse thread sent no chunk count");
 
       // ---- chunking (done in the parse thread; the stage is kept for the progress contract)
       chunkingReported = true;
