@@ -457,7 +457,7 @@ export class IngestionRunner {
       const env = getEnv();
       const limits = { ...limitsFromEnv(), ...this.opts.limits };
       // Parsing, chunking and tokenizing happen in a parse thread; "chunking" is reported when
-      // its text is complete (the parser's last progress event). Local disk: the file itself;
+      // it sends the chunk count (the document is parsed and chunked). Local disk: the file itself;
       // S3: a temp copy, removed after parsing. A missing original fails the job with
       // ORIGINAL_NOT_FOUND.
       let chunkingReported = false;
